@@ -1,0 +1,73 @@
+//! The scenario value every entry point builds (ARCHITECTURE principle 7). TOML form and
+//! its keys: docs/scenario.md.
+
+use crate::time::Ns;
+use std::path::PathBuf;
+
+/// Kernel preemption models (CONFIG_PREEMPT_*; `--preempt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PreemptModel {
+    /// A running task is switched only at a tick or when it blocks.
+    None,
+    /// As `None`, plus at the task's next kernel entry (the end of its current op).
+    Voluntary,
+    /// need_resched takes effect at once.
+    #[default]
+    Full,
+    /// Fair-class requests are lazy: they take effect at the next tick; others at once.
+    Lazy,
+}
+
+impl PreemptModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            PreemptModel::None => "none",
+            PreemptModel::Voluntary => "voluntary",
+            PreemptModel::Full => "full",
+            PreemptModel::Lazy => "lazy",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "none" => PreemptModel::None,
+            "voluntary" => PreemptModel::Voluntary,
+            "full" => PreemptModel::Full,
+            "lazy" => PreemptModel::Lazy,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// Machine preset name (`smp:8`).
+    pub machine: String,
+    /// Feature list in debugfs syntax, applied over the kernel defaults.
+    pub features: String,
+    pub seed: u64,
+    /// Stop after this much simulated time; `None` = the workload's own duration, else
+    /// when every task has exited (with a safety cap of 1 hour of simulated time).
+    pub duration_ns: Option<Ns>,
+    pub hz: u32,
+    pub preempt: PreemptModel,
+    /// `-w` arguments, `FRONTEND ARGS…`.
+    pub workloads: Vec<String>,
+    /// Folder that relative workload paths start from.
+    pub base_dir: PathBuf,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            machine: "smp:1".into(),
+            features: String::new(),
+            seed: 1,
+            duration_ns: None,
+            hz: 250,
+            preempt: PreemptModel::Full,
+            workloads: Vec::new(),
+            base_dir: PathBuf::from("."),
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! Simulated hardware: CPUs and where they sit in the topology, their capacity and
+//! frequency, and the cost model of scheduler-visible hardware events.
+//!
+//! The first cut builds flat SMP machines only, but every CPU already carries its core
+//! (SMT siblings share one), LLC, package and NUMA node ids, a capacity and a frequency
+//! domain, so topology, asymmetric capacity and OPP tables extend these types in place.
+
+pub mod presets;
+
+use crate::time::Ns;
+use serde::Serialize;
+
+/// Capacity of the biggest CPU at its top frequency (SCHED_CAPACITY_SCALE, spec fair §1.2).
+pub const SCHED_CAPACITY_SCALE: u32 = 1024;
+
+pub type CpuId = usize;
+
+/// One logical CPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cpu {
+    pub id: CpuId,
+    /// arch_scale_cpu_capacity: capacity at the top frequency, 1..=1024.
+    pub capacity: u32,
+    /// Physical core; SMT siblings share it.
+    pub core: usize,
+    /// Last-level-cache group (LLC / CCX).
+    pub llc: usize,
+    pub package: usize,
+    pub numa_node: usize,
+    /// Frequency domain (cpufreq policy); all CPUs in one domain change frequency together.
+    pub freq_domain: usize,
+}
+
+/// A frequency domain. The first cut has one fixed operating point per domain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FreqDomain {
+    pub cpus: Vec<CpuId>,
+    /// Highest frequency (the reference for frequency invariance), kHz.
+    pub max_khz: u32,
+    /// Frequency the domain runs at, kHz.
+    pub cur_khz: u32,
+}
+
+/// Hardware costs the scheduler cannot avoid, as named machine parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Costs {
+    /// Time a CPU spends switching from one task to another before the next one makes
+    /// progress (register/TLB/cache state). Default 2 µs.
+    pub context_switch_ns: Ns,
+    /// Time from a wake-up aimed at an idle CPU until that CPU can run the task (idle-state
+    /// exit). Default 50 µs.
+    pub idle_exit_ns: Ns,
+    /// Delivery time of a cross-CPU wake-up or reschedule IPI. Default 5 µs.
+    pub wakeup_ipi_ns: Ns,
+}
+
+impl Default for Costs {
+    fn default() -> Self {
+        Costs {
+            context_switch_ns: 2_000,
+            idle_exit_ns: 50_000,
+            wakeup_ipi_ns: 5_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Machine {
+    /// Name as given by the user (preset name or file).
+    pub name: String,
+    pub cpus: Vec<Cpu>,
+    pub freq_domains: Vec<FreqDomain>,
+    pub costs: Costs,
+}
+
+impl Machine {
+    pub fn nr_cpus(&self) -> usize {
+        self.cpus.len()
+    }
+
+    /// Work progress rate of `cpu`, in reference ns per 1024 ns of wall time:
+    /// capacity × cur_freq / max_freq (spec ARCHITECTURE principle 6).
+    pub fn speed(&self, cpu: CpuId) -> u64 {
+        let c = &self.cpus[cpu];
+        let d = &self.freq_domains[c.freq_domain];
+        c.capacity as u64 * d.cur_khz as u64 / d.max_khz as u64
+    }
+}

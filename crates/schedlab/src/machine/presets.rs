@@ -1,0 +1,72 @@
+//! Named machines. `smp:N` — N identical CPUs of capacity 1024 sharing one LLC.
+
+use super::{Costs, Cpu, FreqDomain, Machine};
+use crate::error::InputError;
+
+/// Largest machine the simulator accepts; big enough for every seed machine.
+pub const MAX_CPUS: usize = 4096;
+
+/// Names accepted by [`machine_from_name`], for error messages and `schedlab machines`.
+pub const PRESET_NAMES: &[&str] = &["smp:N"];
+
+/// Build a machine from a preset name.
+pub fn machine_from_name(name: &str) -> Result<Machine, InputError> {
+    let origin = format!("machine '{name}'");
+    if let Some(n) = name.strip_prefix("smp:") {
+        let n: usize = n.parse().map_err(|_| {
+            InputError::new(&origin, "the CPU count after 'smp:' is not a number")
+                .with_fix("write e.g. smp:8")
+        })?;
+        if n == 0 || n > MAX_CPUS {
+            return Err(InputError::new(
+                &origin,
+                format!("a machine needs between 1 and {MAX_CPUS} CPUs, not {n}"),
+            )
+            .with_fix("write e.g. smp:8"));
+        }
+        return Ok(smp(n));
+    }
+    Err(InputError::new(&origin, "unknown machine")
+        .with_fix(format!("known presets: {}", PRESET_NAMES.join(", "))))
+}
+
+/// N identical CPUs, one core each, one LLC, one package, one node, one fixed frequency.
+pub fn smp(n: usize) -> Machine {
+    let cpus = (0..n)
+        .map(|id| Cpu {
+            id,
+            capacity: super::SCHED_CAPACITY_SCALE,
+            core: id,
+            llc: 0,
+            package: 0,
+            numa_node: 0,
+            freq_domain: 0,
+        })
+        .collect();
+    Machine {
+        name: format!("smp:{n}"),
+        cpus,
+        freq_domains: vec![FreqDomain {
+            cpus: (0..n).collect(),
+            max_khz: 2_000_000,
+            cur_khz: 2_000_000,
+        }],
+        costs: Costs::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smp_preset() {
+        let m = machine_from_name("smp:4").unwrap();
+        assert_eq!(m.nr_cpus(), 4);
+        assert_eq!(m.speed(3), 1024);
+        assert!(machine_from_name("smp:0").is_err());
+        assert!(machine_from_name("smp:x").is_err());
+        let e = machine_from_name("cray-1").unwrap_err();
+        assert!(e.to_string().contains("unknown machine"));
+    }
+}

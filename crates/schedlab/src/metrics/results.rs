@@ -1,0 +1,82 @@
+//! The result document of one run (`--json`), described field by field in docs/results.md.
+//! Field order is fixed by these structs, so the JSON is byte-identical for the same run.
+
+use super::latency::LatencySummary;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    pub scenario: ScenarioEcho,
+    pub sim: SimStats,
+    pub perf: PerfStat,
+    pub tasks: Vec<TaskResult>,
+    pub cpus: Vec<CpuResult>,
+}
+
+/// The settings the run used, after defaults and overrides.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioEcho {
+    pub machine: String,
+    pub nr_cpus: usize,
+    /// Features that differ from the kernel defaults, debugfs syntax.
+    pub features: Vec<String>,
+    pub seed: u64,
+    pub hz: u32,
+    pub preempt: String,
+    pub duration_ns: u64,
+    pub workloads: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SimStats {
+    /// Simulated time at the end of the run.
+    pub time_ns: u64,
+    /// Events processed by the engine.
+    pub events: u64,
+    /// Host wall-clock seconds the run took: the only field that differs between two
+    /// identical runs.
+    pub wall_s: f64,
+    /// Why the run stopped: "time_limit" or "all_exited".
+    pub stop_reason: String,
+    /// Invariant checks that failed (SCHED_WARN_ON equivalents); 0 in a healthy run.
+    pub invariant_violations: u64,
+    /// The first few failure messages, for debugging.
+    pub invariant_messages: Vec<String>,
+}
+
+/// perf stat's default software counters over all workload tasks (spec placement §4).
+#[derive(Debug, Clone, Serialize)]
+pub struct PerfStat {
+    pub context_switches: u64,
+    pub cpu_migrations: u64,
+    pub task_clock_ns: u64,
+    pub cpus_utilized: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskResult {
+    pub pid: u32,
+    pub comm: String,
+    pub policy: String,
+    pub nice: i32,
+    /// se.sum_exec_runtime at the end.
+    pub cpu_time_ns: u64,
+    /// Time runnable but not running (schedstats wait_sum).
+    pub wait_time_ns: u64,
+    pub nr_switches: u64,
+    pub nr_voluntary_switches: u64,
+    pub nr_involuntary_switches: u64,
+    /// se.nr_migrations (every CPU change).
+    pub nr_migrations: u64,
+    /// Wake-up to first run on a CPU.
+    pub wakeup_latency_ns: LatencySummary,
+    pub exited: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CpuResult {
+    pub cpu: usize,
+    pub busy_ns: u64,
+    pub idle_ns: u64,
+    pub nr_switches: u64,
+}

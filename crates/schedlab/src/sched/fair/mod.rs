@@ -1,0 +1,4 @@
+//! The fair scheduling class (EEVDF).
+
+pub mod tree;
+pub mod weights;

@@ -1,0 +1,1 @@
+//! STUB: augmented deadline-ordered tree (being written).

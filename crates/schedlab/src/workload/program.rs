@@ -1,0 +1,146 @@
+//! The task-program IR. The kernel model never sees it (ARCHITECTURE principle 1): the
+//! engine interprets a program and only asks the scheduler to run work, block and wake.
+
+use crate::machine::CpuId;
+use crate::time::Ns;
+use serde::Serialize;
+
+/// Fair-class scheduling policies (SCHED_OTHER is called Normal, as in the kernel).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Policy {
+    Normal,
+    Batch,
+    Idle,
+}
+
+impl Policy {
+    /// The name as rt-app and chrt spell it.
+    pub fn kernel_name(self) -> &'static str {
+        match self {
+            Policy::Normal => "SCHED_OTHER",
+            Policy::Batch => "SCHED_BATCH",
+            Policy::Idle => "SCHED_IDLE",
+        }
+    }
+}
+
+/// A change of scheduling attributes (sched_setattr / sched_setaffinity); `None` = unchanged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SchedChange {
+    pub policy: Option<Policy>,
+    pub nice: Option<i32>,
+    /// Custom slice (sched_attr.sched_runtime), ns; `Some(0)` returns to the base slice.
+    pub slice_ns: Option<Ns>,
+    /// Allowed CPUs; `Some(vec![])` is never produced by front ends.
+    pub cpus: Option<Vec<CpuId>>,
+}
+
+/// rt-app timer modes (spec workloads §3.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerMode {
+    /// Keep the grid: the next expiry is always previous + period, even when late.
+    Absolute,
+    /// When already late, re-base the grid at now (skip missed activations).
+    Relative,
+}
+
+/// One step of a task program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// Do `work_ns` of work measured on the reference CPU (capacity 1024, top frequency);
+    /// takes longer on a smaller or slower CPU.
+    Run { work_ns: Ns },
+    /// Stay busy for `ns` of wall-clock time whatever the CPU speed (rt-app `runtime`).
+    RunWall { ns: Ns },
+    /// Sleep for `ns` from the start of this op.
+    Sleep { ns: Ns },
+    /// Sleep until the next expiry of timer `timer` (an index into `Workload::timers`),
+    /// then advance it by `period_ns`.
+    Timer {
+        timer: usize,
+        period_ns: Ns,
+        mode: TimerMode,
+    },
+    /// sched_yield().
+    Yield,
+    /// Change scheduling attributes (rt-app phase-level policy/priority/cpus).
+    SetSched(SchedChange),
+    /// Start of a loop body executed `count` times (`None` = forever). Matched by the next
+    /// unmatched `LoopEnd`.
+    LoopBegin { count: Option<u64> },
+    LoopEnd,
+}
+
+/// One task to create at `delay_ns` after the start of the simulation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskSpec {
+    /// Task name as `comm` shows it (rt-app: `<name>-<instance>`).
+    pub comm: String,
+    pub policy: Policy,
+    pub nice: i32,
+    /// Custom slice (sched_runtime) in ns, if any.
+    pub slice_ns: Option<Ns>,
+    /// Allowed CPUs; `None` = all.
+    pub cpus: Option<Vec<CpuId>>,
+    pub delay_ns: Ns,
+    /// The program; when it ends, the task exits.
+    pub program: Vec<Op>,
+}
+
+/// A shared or per-task periodic timer (rt-app `timer` ref).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimerSpec {
+    pub name: String,
+}
+
+/// A complete workload: tasks plus the objects they share.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Workload {
+    pub tasks: Vec<TaskSpec>,
+    pub timers: Vec<TimerSpec>,
+    /// The workload's own length (rt-app `global.duration`), if it sets one.
+    pub duration_ns: Option<Ns>,
+}
+
+impl Workload {
+    /// Merge another workload into this one (several `-w` flags): tasks append, timer
+    /// indices are shifted, the shorter declared duration wins.
+    pub fn merge(&mut self, other: Workload) {
+        let shift = self.timers.len();
+        self.timers.extend(other.timers);
+        for mut t in other.tasks {
+            for op in &mut t.program {
+                if let Op::Timer { timer, .. } = op {
+                    *timer += shift;
+                }
+            }
+            self.tasks.push(t);
+        }
+        self.duration_ns = match (self.duration_ns, other.duration_ns) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// For each `LoopBegin`, the index of its `LoopEnd`, and vice versa; `Err` names the first
+/// unbalanced op. Front ends must only emit balanced programs.
+pub fn match_loops(program: &[Op]) -> Result<Vec<usize>, String> {
+    let mut partner = vec![usize::MAX; program.len()];
+    let mut stack = Vec::new();
+    for (i, op) in program.iter().enumerate() {
+        match op {
+            Op::LoopBegin { .. } => stack.push(i),
+            Op::LoopEnd => {
+                let b = stack.pop().ok_or(format!("op {i}: LoopEnd without LoopBegin"))?;
+                partner[b] = i;
+                partner[i] = b;
+            }
+            _ => {}
+        }
+    }
+    match stack.pop() {
+        Some(b) => Err(format!("op {b}: LoopBegin without LoopEnd")),
+        None => Ok(partner),
+    }
+}
