@@ -13,7 +13,9 @@ pub const NSEC_PER_SEC: Ns = 1_000_000_000;
 pub fn parse_duration(text: &str) -> Result<Ns, String> {
     let t = text.trim();
     if t.starts_with('-') {
-        return Err(format!("duration '{text}' is negative; give a positive time such as 10s"));
+        return Err(format!(
+            "duration '{text}' is negative; give a positive time such as 10s"
+        ));
     }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))

@@ -1,11 +1,157 @@
-//! Running a scenario end to end. STUB.
+//! Running a scenario end to end: build machine, features and workload, simulate, and
+//! turn the final state into the result document.
 
 use super::Scenario;
+use crate::engine::sim::Simulation;
 use crate::error::InputError;
-use crate::metrics::RunResult;
+use crate::machine::presets::machine_from_name;
+use crate::metrics::{CpuResult, PerfStat, RunResult, ScenarioEcho, SimStats, TaskResult};
+use crate::sched::features::Features;
+use crate::workload::{build_workload, Workload};
+use std::time::Instant;
 
-/// Build machine, features and workload from the scenario, simulate, and return the result
-/// document. Input problems come back as `InputError`; the simulation itself never fails.
-pub fn run_scenario(_scenario: &Scenario) -> Result<RunResult, InputError> {
-    Err(InputError::new("run", "not built yet"))
+/// Build the workload from the scenario's `-w` arguments and run it.
+pub fn run_scenario(scenario: &Scenario) -> Result<RunResult, InputError> {
+    if scenario.workloads.is_empty() {
+        return Err(InputError::new("scenario", "no workload given")
+            .with_fix("add -w 'rtapp FILE.json' or a `workloads` list in the scenario file"));
+    }
+    let mut workload = Workload::default();
+    for w in &scenario.workloads {
+        workload.merge(build_workload(w, &scenario.base_dir)?);
+    }
+    run_workload(scenario, workload)
+}
+
+/// Run an already-built workload under the scenario's machine, features and knobs.
+pub fn run_workload(scenario: &Scenario, workload: Workload) -> Result<RunResult, InputError> {
+    let sim = prepare(scenario, workload)?;
+    Ok(execute(scenario, sim, None))
+}
+
+/// Validate the scenario and set up the simulation without running it.
+pub fn prepare(scenario: &Scenario, workload: Workload) -> Result<Simulation, InputError> {
+    let machine = machine_from_name(&scenario.machine)?;
+    let mut features = Features::default();
+    features.apply_list(&scenario.features, "features")?;
+    if scenario.hz == 0 {
+        return Err(InputError::new("hz", "the tick rate must be positive")
+            .with_fix("use a kernel HZ value such as 100, 250 or 1000"));
+    }
+    let n = machine.nr_cpus();
+    for t in &workload.tasks {
+        if let Some(cpus) = &t.cpus {
+            if let Some(bad) = cpus.iter().find(|&&c| c >= n) {
+                return Err(InputError::new(
+                    format!("task '{}'", t.comm),
+                    format!(
+                        "CPU {bad} does not exist on {} ({n} CPUs)",
+                        scenario.machine
+                    ),
+                )
+                .with_fix(format!("use CPU ids 0..{}", n - 1)));
+            }
+            if cpus.is_empty() {
+                return Err(
+                    InputError::new(format!("task '{}'", t.comm), "the CPU list is empty")
+                        .with_fix("list at least one CPU, or leave `cpus` out for all"),
+                );
+            }
+        }
+    }
+    let duration = scenario.duration_ns.or(workload.duration_ns);
+    Simulation::new(
+        machine,
+        features,
+        scenario.hz,
+        scenario.preempt,
+        workload,
+        duration,
+    )
+    .map_err(|e| InputError::new("workload", e))
+}
+
+/// Run a prepared simulation. `invariant_every` overrides how often invariants are
+/// checked (tests use 1).
+pub fn execute(
+    scenario: &Scenario,
+    mut sim: Simulation,
+    invariant_every: Option<u64>,
+) -> RunResult {
+    sim.set_invariant_every(invariant_every.unwrap_or(DEFAULT_INVARIANT_EVERY));
+    let started = Instant::now();
+    let reason = sim.run();
+    let wall_s = started.elapsed().as_secs_f64();
+    collect(scenario, &sim, reason.name(), wall_s)
+}
+
+/// Invariants are checked every this many events in normal runs.
+pub const DEFAULT_INVARIANT_EVERY: u64 = 64;
+
+fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> RunResult {
+    let s = &sim.sched;
+    let time_ns = s.now;
+    let tasks: Vec<TaskResult> = s
+        .tasks
+        .iter()
+        .map(|t| {
+            let e = &s.entities[t.se as usize];
+            TaskResult {
+                pid: t.pid,
+                comm: t.comm.clone(),
+                policy: t.policy.kernel_name().to_string(),
+                nice: t.nice,
+                cpu_time_ns: e.sum_exec_runtime,
+                wait_time_ns: t.wait_sum,
+                nr_switches: t.nvcsw + t.nivcsw,
+                nr_voluntary_switches: t.nvcsw,
+                nr_involuntary_switches: t.nivcsw,
+                nr_migrations: t.nr_migrations,
+                wakeup_latency_ns: t.wakeup_latency.summary(),
+                exited: t.state == crate::sched::TaskState::Dead,
+            }
+        })
+        .collect();
+    let task_clock_ns: u64 = tasks.iter().map(|t| t.cpu_time_ns).sum();
+    RunResult {
+        scenario: ScenarioEcho {
+            machine: s.machine.name.clone(),
+            nr_cpus: s.machine.nr_cpus(),
+            features: s.features.non_default(),
+            seed: scenario.seed,
+            hz: s.cfg.hz,
+            preempt: s.cfg.preempt.name().to_string(),
+            duration_ns: sim.stop_at,
+            workloads: scenario.workloads.clone(),
+        },
+        sim: SimStats {
+            time_ns,
+            events: sim.events_processed,
+            wall_s,
+            stop_reason: stop.to_string(),
+            invariant_violations: s.invariant_violations,
+            invariant_messages: s.invariant_messages.clone(),
+        },
+        perf: PerfStat {
+            context_switches: s.tasks.iter().map(|t| t.perf_switches).sum(),
+            cpu_migrations: s.tasks.iter().map(|t| t.perf_migrations).sum(),
+            task_clock_ns,
+            cpus_utilized: if time_ns == 0 {
+                0.0
+            } else {
+                task_clock_ns as f64 / time_ns as f64
+            },
+        },
+        tasks,
+        cpus: s
+            .rqs
+            .iter()
+            .map(|rq| CpuResult {
+                cpu: rq.cpu,
+                busy_ns: time_ns - rq.idle_ns.min(time_ns),
+                idle_ns: rq.idle_ns.min(time_ns),
+                nr_switches: rq.nr_switches,
+            })
+            .collect(),
+    }
 }

@@ -56,7 +56,10 @@ mod tests {
             r.record(v);
         }
         let s = r.summary();
-        assert_eq!((s.count, s.p50, s.p90, s.p99, s.max), (100, 50, 90, 99, 100));
+        assert_eq!(
+            (s.count, s.p50, s.p90, s.p99, s.max),
+            (100, 50, 90, 99, 100)
+        );
         assert_eq!(LatencyRecorder::default().summary().count, 0);
     }
 }

@@ -124,11 +124,14 @@ impl Features {
             }
             None => {
                 let close = closest_names(name, 3);
-                Err(InputError::new(origin, format!("unknown sched feature '{item}'"))
-                    .with_fix(format!(
-                        "did you mean {}? `schedlab features` lists them all",
-                        close.join(", ")
-                    )))
+                Err(
+                    InputError::new(origin, format!("unknown sched feature '{item}'")).with_fix(
+                        format!(
+                            "did you mean {}? `schedlab features` lists them all",
+                            close.join(", ")
+                        ),
+                    ),
+                )
             }
         }
     }
@@ -216,7 +219,8 @@ mod tests {
     #[test]
     fn debugfs_syntax() {
         let mut f = Features::default();
-        f.apply_list("NO_DELAY_DEQUEUE,HRTICK", "--features").unwrap();
+        f.apply_list("NO_DELAY_DEQUEUE,HRTICK", "--features")
+            .unwrap();
         assert!(!f.on(Feature::DELAY_DEQUEUE));
         assert!(f.on(Feature::HRTICK));
         assert_eq!(f.non_default(), vec!["HRTICK", "NO_DELAY_DEQUEUE"]);

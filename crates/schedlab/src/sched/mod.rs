@@ -1,5 +1,14 @@
 //! The kernel model. Files mirror kernel/sched so a kernel developer finds things where
-//! they expect them.
+//! they expect them: `core` (ttwu, schedule, tick, set_task_cpu), `fair` (the EEVDF class),
+//! `features` (sched_feat), `invariants` (SCHED_WARN_ON as checks).
+//!
+//! All state lives in [`Sched`]; kernel functions are methods on it, named after the
+//! kernel functions they model.
 
+pub mod core;
 pub mod fair;
 pub mod features;
+pub mod invariants;
+pub mod state;
+
+pub use state::*;

@@ -25,8 +25,10 @@ pub fn build_workload(spec: &str, base_dir: &Path) -> Result<Workload, InputErro
                     .with_fix("write -w 'rtapp FILE.json'")
             })?;
             if let Some(extra) = words.next() {
-                return Err(InputError::new(&origin, format!("unexpected argument '{extra}'"))
-                    .with_fix("rtapp takes exactly one JSON file"));
+                return Err(
+                    InputError::new(&origin, format!("unexpected argument '{extra}'"))
+                        .with_fix("rtapp takes exactly one JSON file"),
+                );
             }
             let path = base_dir.join(file);
             let text = std::fs::read_to_string(&path).map_err(|e| {
@@ -35,8 +37,11 @@ pub fn build_workload(spec: &str, base_dir: &Path) -> Result<Workload, InputErro
             })?;
             rtapp::parse_rtapp(&text, &path.display().to_string())
         }
-        Some(other) => Err(InputError::new(&origin, format!("unknown workload front end '{other}'"))
-            .with_fix(format!("known: {}", FRONTENDS.join(", ")))),
+        Some(other) => Err(InputError::new(
+            &origin,
+            format!("unknown workload front end '{other}'"),
+        )
+        .with_fix(format!("known: {}", FRONTENDS.join(", ")))),
         None => Err(InputError::new(&origin, "empty workload")
             .with_fix(format!("known: {}", FRONTENDS.join(", ")))),
     }

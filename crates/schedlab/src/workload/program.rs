@@ -49,11 +49,17 @@ pub enum TimerMode {
 pub enum Op {
     /// Do `work_ns` of work measured on the reference CPU (capacity 1024, top frequency);
     /// takes longer on a smaller or slower CPU.
-    Run { work_ns: Ns },
+    Run {
+        work_ns: Ns,
+    },
     /// Stay busy for `ns` of wall-clock time whatever the CPU speed (rt-app `runtime`).
-    RunWall { ns: Ns },
+    RunWall {
+        ns: Ns,
+    },
     /// Sleep for `ns` from the start of this op.
-    Sleep { ns: Ns },
+    Sleep {
+        ns: Ns,
+    },
     /// Sleep until the next expiry of timer `timer` (an index into `Workload::timers`),
     /// then advance it by `period_ns`.
     Timer {
@@ -67,7 +73,9 @@ pub enum Op {
     SetSched(SchedChange),
     /// Start of a loop body executed `count` times (`None` = forever). Matched by the next
     /// unmatched `LoopEnd`.
-    LoopBegin { count: Option<u64> },
+    LoopBegin {
+        count: Option<u64>,
+    },
     LoopEnd,
 }
 
@@ -132,7 +140,9 @@ pub fn match_loops(program: &[Op]) -> Result<Vec<usize>, String> {
         match op {
             Op::LoopBegin { .. } => stack.push(i),
             Op::LoopEnd => {
-                let b = stack.pop().ok_or(format!("op {i}: LoopEnd without LoopBegin"))?;
+                let b = stack
+                    .pop()
+                    .ok_or(format!("op {i}: LoopEnd without LoopBegin"))?;
                 partner[b] = i;
                 partner[i] = b;
             }

@@ -1,4 +1,17 @@
-//! The fair scheduling class (EEVDF).
+//! The fair scheduling class (EEVDF), spec fair §1–§2.
+//!
+//! - `weights`: nice tables and calc_delta_fair (§1)
+//! - `tree`: the augmented deadline-ordered tree (§2.4)
+//! - `eevdf`: one cfs_rq level: V, eligibility, deadlines, protection, pick, lag, placement
+//! - `entity`: enqueue/dequeue/set_next/put_prev of one entity, update_curr, delayed dequeue
+//! - `class`: the task-level hooks the core calls (enqueue_task_fair, pick, preemption, …)
+//! - `reweight`: nice and policy changes (§2.16)
 
+pub mod class;
+pub mod eevdf;
+pub mod entity;
+pub mod reweight;
 pub mod tree;
 pub mod weights;
+
+pub use eevdf::{dequeue, enqueue};

@@ -1,0 +1,139 @@
+//! The run loop: pop the earliest event, hand it to the kernel model or the program
+//! interpreter, act on pending reschedules, check invariants, repeat until the time limit
+//! or until every task has exited.
+
+use super::exec::{Interpreter, Step};
+use super::Event;
+use crate::experiment::PreemptModel;
+use crate::machine::Machine;
+use crate::sched::features::Features;
+use crate::sched::{Sched, TaskState};
+use crate::time::{Ns, NSEC_PER_SEC};
+use crate::workload::Workload;
+
+/// Upper bound of a run with no time limit whose tasks never all exit.
+pub const DEFAULT_CAP_NS: Ns = 3600 * NSEC_PER_SEC;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    TimeLimit,
+    AllExited,
+}
+
+impl StopReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::TimeLimit => "time_limit",
+            StopReason::AllExited => "all_exited",
+        }
+    }
+}
+
+pub struct Simulation {
+    pub sched: Sched,
+    pub workload: Workload,
+    interp: Interpreter,
+    pub events_processed: u64,
+    live_tasks: usize,
+    pub stop_at: Ns,
+}
+
+impl Simulation {
+    /// `duration`: the time limit; `None` runs until every task exits (capped at one hour).
+    pub fn new(
+        machine: Machine,
+        features: Features,
+        hz: u32,
+        preempt: PreemptModel,
+        workload: Workload,
+        duration: Option<Ns>,
+    ) -> Result<Simulation, String> {
+        let interp = Interpreter::new(&workload)?;
+        let mut sched = Sched::new(machine, features, hz, preempt);
+        for spec in &workload.tasks {
+            let id = sched.add_task(spec);
+            sched.events.push(spec.delay_ns, Event::TaskStart(id));
+        }
+        Ok(Simulation {
+            sched,
+            live_tasks: workload.tasks.len(),
+            workload,
+            interp,
+            events_processed: 0,
+            stop_at: duration.unwrap_or(DEFAULT_CAP_NS),
+        })
+    }
+
+    /// Check invariants after every `n`th event (1 in tests).
+    pub fn set_invariant_every(&mut self, n: u64) {
+        self.sched.cfg.invariant_every = n.max(1);
+    }
+
+    pub fn run(&mut self) -> StopReason {
+        let every = self.sched.cfg.invariant_every;
+        let mut reason = StopReason::TimeLimit;
+        if self.live_tasks == 0 {
+            reason = StopReason::AllExited;
+        }
+        while reason == StopReason::TimeLimit {
+            let Some(at) = self.sched.events.peek_time() else {
+                break;
+            };
+            if at > self.stop_at {
+                break;
+            }
+            let (at, ev) = self.sched.events.pop().expect("peeked");
+            if at < self.sched.now {
+                self.sched
+                    .violation(format!("time went backwards: {at} < {}", self.sched.now));
+            }
+            self.sched.now = at;
+            self.dispatch(ev);
+            self.sched.process_resched();
+            self.events_processed += 1;
+            if self.events_processed.is_multiple_of(every) {
+                self.sched.check_invariants();
+            }
+            if self.live_tasks == 0 {
+                reason = StopReason::AllExited;
+            }
+        }
+        if reason == StopReason::TimeLimit {
+            self.sched.now = self.stop_at;
+        }
+        self.sched.finish_accounting();
+        self.sched.check_invariants();
+        for msg in std::mem::take(&mut self.interp.stuck) {
+            self.sched.violation(msg);
+        }
+        reason
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        let s = &mut self.sched;
+        match ev {
+            Event::TaskStart(p) => {
+                self.interp.progs[p].start = s.now;
+                s.wake_up_new_task(p);
+            }
+            Event::WorkDone { cpu, gen } => {
+                if gen != s.rqs[cpu].work_gen {
+                    return;
+                }
+                let p = s.rqs[cpu].curr.expect("work completes on a busy CPU");
+                if self.interp.advance(s, &self.workload, p, cpu) == Step::Exited {
+                    self.live_tasks -= 1;
+                }
+            }
+            Event::TimerWake(p) => {
+                if s.tasks[p].state == TaskState::Sleeping {
+                    let cpu = s.tasks[p].cpu;
+                    s.try_to_wake_up(p, 0, cpu);
+                }
+            }
+            Event::WakeArrive { task, cpu } => s.wake_arrive(task, cpu),
+            Event::Tick(cpu) => s.sched_tick(cpu),
+            Event::HrTick { cpu, gen } => s.hrtick(cpu, gen),
+        }
+    }
+}

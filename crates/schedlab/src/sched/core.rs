@@ -1,0 +1,577 @@
+//! The core scheduler (kernel/sched/core.c): wake-ups, schedule(), the tick, resched
+//! requests under each preemption model, set_task_cpu, and the CPU-side bookkeeping of
+//! a task's progress through its work.
+
+use super::fair::class::wf;
+use super::fair::weights::LoadWeight;
+use super::fair::{dequeue, enqueue};
+use super::{
+    base_slice_for, CfsRq, Rq, Sched, SchedConfig, SchedEntity, Task, TaskId, TaskState, Work,
+};
+use crate::engine::{Event, EventQueue};
+use crate::experiment::PreemptModel;
+use crate::machine::{CpuId, Machine};
+use crate::metrics::latency::LatencyRecorder;
+use crate::sched::features::Features;
+use crate::time::Ns;
+use crate::workload::{Policy, TaskSpec};
+
+impl Sched {
+    pub fn new(machine: Machine, features: Features, hz: u32, preempt: PreemptModel) -> Sched {
+        let n = machine.nr_cpus();
+        let cfs_rqs = (0..n).map(|cpu| CfsRq::new(cpu, None)).collect();
+        let rqs = (0..n)
+            .map(|cpu| Rq {
+                cpu,
+                curr: None,
+                cfs: cpu,
+                nr_running: 0,
+                nr_switches: 0,
+                need_resched: false,
+                need_resched_lazy: false,
+                ttwu_pending: 0,
+                wake_ready_at: 0,
+                progress_start: 0,
+                work_gen: 0,
+                tick_armed: false,
+                hrtick_gen: 0,
+                idle_since: Some(0),
+                idle_ns: 0,
+            })
+            .collect();
+        Sched {
+            cfg: SchedConfig {
+                hz,
+                preempt,
+                base_slice: base_slice_for(n),
+                invariant_every: 1,
+            },
+            machine,
+            features,
+            now: 0,
+            tasks: Vec::new(),
+            entities: Vec::new(),
+            cfs_rqs,
+            rqs,
+            events: EventQueue::default(),
+            resched_now: Vec::new(),
+            invariant_violations: 0,
+            invariant_messages: Vec::new(),
+            switch_log: None,
+        }
+    }
+
+    /// Create a task in the New state (sched_fork); it starts with wake_up_new_task.
+    pub fn add_task(&mut self, spec: &TaskSpec) -> TaskId {
+        let id = self.tasks.len();
+        let se = self.entities.len() as u32;
+        let n = self.machine.nr_cpus();
+        let mut allowed = vec![spec.cpus.is_none(); n];
+        if let Some(cpus) = &spec.cpus {
+            for &c in cpus {
+                if c < n {
+                    allowed[c] = true;
+                }
+            }
+        }
+        let nr_allowed = allowed.iter().filter(|&&a| a).count();
+        let first_allowed = allowed.iter().position(|&a| a).unwrap_or(0);
+        let (slice, custom) = match spec.slice_ns {
+            Some(s) if s > 0 => (s.clamp(100_000, 100_000_000), true),
+            _ => (self.cfg.base_slice, false),
+        };
+        // __sched_fork: vruntime 0, vlag 0, rel_deadline 0 (spec fair §2.17).
+        self.entities.push(SchedEntity {
+            load: LoadWeight::for_task(spec.nice, spec.policy == Policy::Idle),
+            vruntime: 0,
+            deadline: 0,
+            vlag: 0,
+            slice,
+            custom_slice: custom,
+            rel_deadline: false,
+            sched_delayed: false,
+            on_rq: false,
+            vprot: 0,
+            exec_start: 0,
+            sum_exec_runtime: 0,
+            prev_sum_exec_runtime: 0,
+            cfs_rq: self.rqs[first_allowed].cfs,
+            parent: None,
+            my_q: None,
+            task: Some(id),
+        });
+        self.tasks.push(Task {
+            pid: 1000 + id as u32,
+            comm: spec.comm.clone(),
+            policy: spec.policy,
+            nice: spec.nice.clamp(-20, 19),
+            se,
+            cpu: first_allowed,
+            state: TaskState::New,
+            on_rq: false,
+            on_cpu: false,
+            cpus_allowed: allowed,
+            nr_cpus_allowed: nr_allowed,
+            work: Work::None,
+            wake_flags: 0,
+            nvcsw: 0,
+            nivcsw: 0,
+            nr_migrations: 0,
+            sched_migrated: false,
+            perf_migrations: 0,
+            perf_switches: 0,
+            wait_start: None,
+            wait_sum: 0,
+            wakeup_at: None,
+            wakeup_latency: LatencyRecorder::default(),
+        });
+        id
+    }
+
+    // ---- resched requests -------------------------------------------------------------
+
+    /// resched_curr: set need_resched. An idle CPU reschedules at once; a running task
+    /// is switched at once under `full`/`lazy`, otherwise at its next tick or block.
+    pub fn resched_curr(&mut self, cpu: CpuId) {
+        let rq = &mut self.rqs[cpu];
+        rq.need_resched = true;
+        let immediate = rq.curr.is_none()
+            || matches!(self.cfg.preempt, PreemptModel::Full | PreemptModel::Lazy);
+        if immediate {
+            self.resched_now.push(cpu);
+        }
+    }
+
+    /// resched_curr_lazy: under the lazy model only the lazy flag is set, promoted at the
+    /// next tick; otherwise a normal resched (spec fair conventions, §2.15).
+    pub fn resched_curr_lazy(&mut self, cpu: CpuId) {
+        if self.cfg.preempt == PreemptModel::Lazy && self.rqs[cpu].curr.is_some() {
+            if !self.rqs[cpu].need_resched {
+                self.rqs[cpu].need_resched_lazy = true;
+            }
+        } else {
+            self.resched_curr(cpu);
+        }
+    }
+
+    /// Act on every need_resched that must take effect before the current event ends.
+    pub fn process_resched(&mut self) {
+        while let Some(cpu) = self.resched_now.pop() {
+            if self.rqs[cpu].need_resched {
+                self.schedule(cpu, true);
+            }
+        }
+    }
+
+    // ---- placement and migration ------------------------------------------------------
+
+    /// select_task_rq, first cut: prev if idle, else the first idle allowed CPU, else prev.
+    pub fn select_task_rq(&self, p: TaskId) -> CpuId {
+        let t = &self.tasks[p];
+        let prev = if t.cpus_allowed[t.cpu] {
+            t.cpu
+        } else {
+            t.cpus_allowed.iter().position(|&a| a).unwrap_or(0)
+        };
+        if t.nr_cpus_allowed <= 1 || self.cpu_is_idle(prev) {
+            return prev;
+        }
+        (0..self.machine.nr_cpus())
+            .find(|&c| t.cpus_allowed[c] && self.cpu_is_idle(c))
+            .unwrap_or(prev)
+    }
+
+    /// available_idle_cpu: nothing running, nothing queued, no wake-up in flight.
+    pub fn cpu_is_idle(&self, cpu: CpuId) -> bool {
+        let rq = &self.rqs[cpu];
+        rq.curr.is_none() && rq.nr_running == 0 && rq.ttwu_pending == 0
+    }
+
+    /// set_task_cpu: move a not-running task's home; counts a migration when it changes
+    /// (spec placement §4.2).
+    pub fn set_task_cpu(&mut self, p: TaskId, cpu: CpuId) {
+        let t = &mut self.tasks[p];
+        if t.cpu != cpu {
+            t.nr_migrations += 1;
+            t.sched_migrated = true;
+            t.cpu = cpu;
+        }
+        let se = t.se;
+        self.entities[se as usize].cfs_rq = self.rqs[cpu].cfs;
+    }
+
+    // ---- wake-ups ---------------------------------------------------------------------
+
+    /// try_to_wake_up, issued from `waking_cpu` (the timer's CPU or the waker's).
+    pub fn try_to_wake_up(&mut self, p: TaskId, wake_flags: u32, waking_cpu: CpuId) {
+        if self.tasks[p].state != TaskState::Sleeping {
+            return;
+        }
+        self.tasks[p].wakeup_at = Some(self.now);
+        if self.tasks[p].on_rq {
+            // ttwu_runnable: still queued (delayed dequeue); wakes where it is.
+            let cpu = self.tasks[p].cpu;
+            let t = &mut self.tasks[p];
+            t.state = TaskState::Running;
+            t.wait_start = Some(self.now);
+            if self.entities[t.se as usize].sched_delayed {
+                self.enqueue_task_fair(cpu, p, enqueue::DELAYED);
+            }
+            if !self.tasks[p].on_cpu {
+                self.wakeup_preempt(cpu, p, wake_flags);
+            }
+            return;
+        }
+        let cpu = self.select_task_rq(p);
+        let mut flags = wake_flags | wf::TTWU;
+        if cpu != self.tasks[p].cpu {
+            flags |= wf::MIGRATED;
+            self.set_task_cpu(p, cpu);
+        }
+        self.tasks[p].state = TaskState::Waking;
+        self.tasks[p].wake_flags = flags;
+        self.ttwu_queue(p, cpu, waking_cpu);
+    }
+
+    /// ttwu_queue: activate now, or after the IPI / idle-exit delay of the target CPU.
+    fn ttwu_queue(&mut self, p: TaskId, cpu: CpuId, waking_cpu: CpuId) {
+        let costs = self.machine.costs;
+        let ipi = if cpu != waking_cpu {
+            costs.wakeup_ipi_ns
+        } else {
+            0
+        };
+        let rq = &mut self.rqs[cpu];
+        let mut at = self.now + ipi;
+        if rq.curr.is_none() && rq.nr_running == 0 {
+            if rq.wake_ready_at > self.now {
+                at = at.max(rq.wake_ready_at);
+            } else {
+                at += costs.idle_exit_ns;
+                rq.wake_ready_at = at;
+            }
+        }
+        if at == self.now {
+            self.ttwu_do_activate(p, cpu);
+        } else {
+            rq.ttwu_pending += 1;
+            self.events.push(at, Event::WakeArrive { task: p, cpu });
+        }
+    }
+
+    /// A queued wake-up arrives at its CPU.
+    pub fn wake_arrive(&mut self, p: TaskId, cpu: CpuId) {
+        self.rqs[cpu].ttwu_pending -= 1;
+        self.ttwu_do_activate(p, cpu);
+    }
+
+    /// ttwu_do_activate: enqueue the wakee and check preemption.
+    fn ttwu_do_activate(&mut self, p: TaskId, cpu: CpuId) {
+        let flags = self.tasks[p].wake_flags;
+        let mut eflags = enqueue::WAKEUP;
+        if flags & wf::MIGRATED != 0 {
+            eflags |= enqueue::MIGRATED;
+        }
+        if flags & wf::FORK != 0 {
+            eflags = enqueue::INITIAL;
+        }
+        let t = &mut self.tasks[p];
+        t.state = TaskState::Running;
+        t.on_rq = true;
+        t.wait_start = Some(self.now);
+        self.enqueue_task_fair(cpu, p, eflags);
+        self.wakeup_preempt(cpu, p, flags);
+    }
+
+    /// wakeup_preempt (core): an idle CPU always reschedules; otherwise ask the class.
+    fn wakeup_preempt(&mut self, cpu: CpuId, p: TaskId, wake_flags: u32) {
+        if self.rqs[cpu].curr.is_none() {
+            self.resched_curr(cpu);
+        } else {
+            self.wakeup_preempt_fair(cpu, p, wake_flags);
+        }
+    }
+
+    /// wake_up_new_task: place and enqueue a new task with ENQUEUE_INITIAL (spec §2.17).
+    /// Fork placement is never a counted migration.
+    pub fn wake_up_new_task(&mut self, p: TaskId) {
+        let cpu = self.select_task_rq(p);
+        self.set_task_cpu(p, cpu);
+        let t = &mut self.tasks[p];
+        t.nr_migrations = 0;
+        t.sched_migrated = false;
+        t.state = TaskState::Waking;
+        t.wake_flags = wf::FORK;
+        t.wakeup_at = Some(self.now);
+        self.ttwu_queue(p, cpu, cpu);
+    }
+
+    // ---- schedule() -------------------------------------------------------------------
+
+    /// __schedule: block prev if it is going to sleep (and this is not a preemption),
+    /// pick, and switch (spec placement §4.1 for the counting).
+    pub fn schedule(&mut self, cpu: CpuId, preempt: bool) {
+        let rq = &mut self.rqs[cpu];
+        rq.need_resched = false;
+        rq.need_resched_lazy = false;
+        let prev = rq.curr;
+        let mut voluntary = false;
+        if let Some(p) = prev {
+            let state = self.tasks[p].state;
+            if !preempt && matches!(state, TaskState::Sleeping | TaskState::Dead) {
+                let mut flags = dequeue::SLEEP;
+                if state == TaskState::Dead {
+                    flags |= dequeue::SPECIAL;
+                }
+                self.dequeue_task_fair(cpu, p, flags);
+                voluntary = true;
+            }
+        }
+        let next = self.pick_next_task_fair(cpu, prev);
+        if next == prev {
+            return;
+        }
+        self.rqs[cpu].nr_switches += 1;
+        if let Some(p) = prev {
+            let t = &mut self.tasks[p];
+            if voluntary {
+                t.nvcsw += 1;
+            } else {
+                t.nivcsw += 1;
+            }
+            t.perf_switches += 1;
+        }
+        self.context_switch(cpu, prev, next);
+    }
+
+    /// context_switch: settle prev's progress, start next's (after the switch cost), and
+    /// keep idle time, wait time and wake-up latency.
+    fn context_switch(&mut self, cpu: CpuId, prev: Option<TaskId>, next: Option<TaskId>) {
+        let now = self.now;
+        if let Some(log) = &mut self.switch_log {
+            log.push(super::SwitchRecord {
+                at: now,
+                cpu,
+                prev,
+                next,
+            });
+        }
+        self.settle_progress(cpu);
+        if let Some(p) = prev {
+            let t = &mut self.tasks[p];
+            t.on_cpu = false;
+            if t.state == TaskState::Running {
+                t.wait_start = Some(now);
+            }
+        } else if let Some(since) = self.rqs[cpu].idle_since.take() {
+            self.rqs[cpu].idle_ns += now - since;
+        }
+        self.rqs[cpu].curr = next;
+        match next {
+            Some(n) => {
+                let start = now + self.machine.costs.context_switch_ns;
+                let t = &mut self.tasks[n];
+                t.on_cpu = true;
+                if let Some(w) = t.wait_start.take() {
+                    t.wait_sum += now - w;
+                }
+                if let Some(w) = t.wakeup_at.take() {
+                    t.wakeup_latency.record(start - w);
+                }
+                if t.sched_migrated {
+                    t.sched_migrated = false;
+                    t.perf_migrations += 1;
+                }
+                self.rqs[cpu].progress_start = start;
+                self.arm_work(cpu);
+                if !self.rqs[cpu].tick_armed {
+                    self.rqs[cpu].tick_armed = true;
+                    let tick = self.cfg.tick_nsec();
+                    self.events.push((now / tick + 1) * tick, Event::Tick(cpu));
+                }
+            }
+            None => {
+                self.rqs[cpu].idle_since = Some(now);
+                self.rqs[cpu].hrtick_gen += 1;
+            }
+        }
+    }
+
+    /// Deduct the work done since the task started progressing, and cancel its pending
+    /// completion event.
+    fn settle_progress(&mut self, cpu: CpuId) {
+        let rq = &mut self.rqs[cpu];
+        rq.work_gen += 1;
+        let Some(p) = rq.curr else {
+            return;
+        };
+        let elapsed = self.now.saturating_sub(rq.progress_start);
+        rq.progress_start = rq.progress_start.max(self.now);
+        if let Work::Reference(left) = self.tasks[p].work {
+            let done = elapsed * self.machine.speed(cpu) / 1024;
+            self.tasks[p].work = Work::Reference(left.saturating_sub(done));
+        }
+    }
+
+    /// (Re-)arm the completion event of the running task's current work.
+    fn arm_work(&mut self, cpu: CpuId) {
+        let Some(p) = self.rqs[cpu].curr else {
+            return;
+        };
+        let rq = &mut self.rqs[cpu];
+        rq.work_gen += 1;
+        let from = rq.progress_start.max(self.now);
+        let at = match self.tasks[p].work {
+            Work::None => from,
+            Work::Reference(left) => {
+                let speed = self.machine.speed(cpu).max(1);
+                from + (left * 1024).div_ceil(speed)
+            }
+            Work::Until(t) => t.max(from),
+        };
+        self.events.push(
+            at,
+            Event::WorkDone {
+                cpu,
+                gen: rq.work_gen,
+            },
+        );
+    }
+
+    // ---- what the running task asks for (the engine calls these) -----------------------
+
+    /// The running task on `cpu` starts a new busy period.
+    pub fn set_work(&mut self, cpu: CpuId, work: Work) {
+        self.settle_progress(cpu);
+        let p = self.rqs[cpu].curr.expect("set_work on an idle CPU");
+        self.tasks[p].work = work;
+        self.arm_work(cpu);
+        // A preemption point between two steps (voluntary preemption's cond_resched).
+        if self.cfg.preempt == PreemptModel::Voluntary && self.rqs[cpu].need_resched {
+            self.schedule(cpu, true);
+        }
+    }
+
+    /// The running task blocks (sleep, wait): schedule() with a non-running state.
+    pub fn block_current(&mut self, cpu: CpuId) {
+        let p = self.rqs[cpu].curr.expect("block on an idle CPU");
+        self.settle_progress(cpu);
+        self.tasks[p].work = Work::None;
+        self.tasks[p].state = TaskState::Sleeping;
+        self.schedule(cpu, false);
+    }
+
+    /// The running task exits (do_exit → a final schedule()).
+    pub fn exit_current(&mut self, cpu: CpuId) {
+        let p = self.rqs[cpu].curr.expect("exit on an idle CPU");
+        self.settle_progress(cpu);
+        self.tasks[p].work = Work::None;
+        self.tasks[p].state = TaskState::Dead;
+        self.schedule(cpu, false);
+    }
+
+    /// sched_yield(): yield_task_fair then schedule(); an involuntary switch.
+    pub fn yield_current(&mut self, cpu: CpuId) {
+        let p = self.rqs[cpu].curr.expect("yield on an idle CPU");
+        self.settle_progress(cpu);
+        self.tasks[p].work = Work::None;
+        self.arm_work(cpu);
+        self.yield_task_fair(cpu);
+        self.schedule(cpu, true);
+    }
+
+    /// sched_setaffinity on the running task: if its CPU is no longer allowed, move it
+    /// (migration_cpu_stop: a non-sleep dequeue, set_task_cpu, enqueue on the new CPU).
+    pub fn set_affinity_current(&mut self, cpu: CpuId, cpus: &[CpuId]) {
+        let p = self.rqs[cpu].curr.expect("affinity on an idle CPU");
+        let n = self.machine.nr_cpus();
+        let mut allowed = vec![false; n];
+        for &c in cpus.iter().filter(|&&c| c < n) {
+            allowed[c] = true;
+        }
+        if !allowed.iter().any(|&a| a) {
+            return;
+        }
+        self.tasks[p].nr_cpus_allowed = allowed.iter().filter(|&&a| a).count();
+        self.tasks[p].cpus_allowed = allowed;
+        if self.tasks[p].cpus_allowed[cpu] {
+            return;
+        }
+        let dest = self.tasks[p].cpus_allowed.iter().position(|&a| a).unwrap();
+        self.settle_progress(cpu);
+        self.dequeue_task_fair(cpu, p, dequeue::MIGRATING);
+        self.tasks[p].state = TaskState::Waking;
+        self.schedule(cpu, true);
+        self.set_task_cpu(p, dest);
+        self.tasks[p].wake_flags = wf::MIGRATED;
+        self.ttwu_queue(p, dest, cpu);
+    }
+
+    // ---- ticks ------------------------------------------------------------------------
+
+    /// sched_tick: promote a lazy request, task_tick, and honour need_resched on the
+    /// way back to user mode (every preemption model does). The tick stops on idle CPUs.
+    pub fn sched_tick(&mut self, cpu: CpuId) {
+        if self.rqs[cpu].curr.is_none() {
+            self.rqs[cpu].tick_armed = false;
+            return;
+        }
+        let tick = self.cfg.tick_nsec();
+        self.events.push(self.now + tick, Event::Tick(cpu));
+        if self.rqs[cpu].need_resched_lazy {
+            self.rqs[cpu].need_resched_lazy = false;
+            self.resched_curr(cpu);
+        }
+        self.task_tick_fair(cpu, false);
+        if self.rqs[cpu].need_resched {
+            self.resched_now.push(cpu);
+        }
+    }
+
+    pub(crate) fn arm_hrtick(&mut self, cpu: CpuId, at: Ns) {
+        let rq = &mut self.rqs[cpu];
+        rq.hrtick_gen += 1;
+        self.events.push(
+            at,
+            Event::HrTick {
+                cpu,
+                gen: rq.hrtick_gen,
+            },
+        );
+    }
+
+    /// The HRTICK timer: a queued tick (spec fair §2.15).
+    pub fn hrtick(&mut self, cpu: CpuId, gen: u64) {
+        if gen != self.rqs[cpu].hrtick_gen || self.rqs[cpu].curr.is_none() {
+            return;
+        }
+        self.task_tick_fair(cpu, true);
+        if self.rqs[cpu].need_resched {
+            self.resched_now.push(cpu);
+        }
+    }
+
+    /// Charge running tasks and idle CPUs up to `now` (end of the run).
+    pub fn finish_accounting(&mut self) {
+        for cpu in 0..self.rqs.len() {
+            if let Some(p) = self.rqs[cpu].curr {
+                let mut cur = Some(self.tasks[p].se);
+                while let Some(e) = cur {
+                    let c = self.entities[e as usize].cfs_rq;
+                    self.update_curr(c);
+                    cur = self.entities[e as usize].parent;
+                }
+            } else if let Some(since) = self.rqs[cpu].idle_since {
+                self.rqs[cpu].idle_ns += self.now - since;
+                self.rqs[cpu].idle_since = Some(self.now);
+            }
+        }
+        let now = self.now;
+        for t in &mut self.tasks {
+            if let Some(w) = t.wait_start.take() {
+                t.wait_sum += now - w;
+                t.wait_start = Some(now);
+            }
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! The fair class's task-level hooks, as the core calls them (spec fair §2.8, §2.11–§2.15).
+
+use super::eevdf::{dequeue, enqueue, vt_before};
+use super::tree::EntityId;
+use super::weights::calc_delta_fair;
+use crate::machine::CpuId;
+use crate::sched::features::Feature;
+use crate::sched::{Sched, TaskId};
+use crate::workload::Policy;
+
+/// Wake flags (spec placement §2.1).
+pub mod wf {
+    pub const FORK: u32 = 0x04;
+    pub const TTWU: u32 = 0x08;
+    pub const SYNC: u32 = 0x10;
+    pub const MIGRATED: u32 = 0x20;
+    pub const RQ_SELECTED: u32 = 0x80;
+}
+
+/// hrtick minimum delay (spec fair §2.1).
+const HRTICK_MIN_NS: u64 = 10_000;
+
+impl Sched {
+    /// se_is_idle: a SCHED_IDLE task (or, later, an idle group).
+    fn se_is_idle(&self, se: EntityId) -> bool {
+        match self.entities[se as usize].task {
+            Some(t) => self.tasks[t].is_idle_policy(),
+            None => false,
+        }
+    }
+
+    /// enqueue_task_fair (spec fair §2.11).
+    pub fn enqueue_task_fair(&mut self, cpu: CpuId, p: TaskId, flags: u32) {
+        let se = self.tasks[p].se;
+        if flags & enqueue::DELAYED != 0 {
+            self.requeue_delayed_entity(se);
+            return;
+        }
+        let idle = u32::from(self.tasks[p].is_idle_policy());
+        let mut flags = flags;
+        let mut cur = Some(se);
+        while let Some(e) = cur {
+            if self.entities[e as usize].on_rq {
+                if self.entities[e as usize].sched_delayed {
+                    self.requeue_delayed_entity(e);
+                }
+                break;
+            }
+            let cfs = self.entities[e as usize].cfs_rq;
+            self.enqueue_entity(cfs, e, flags);
+            let rq = &mut self.cfs_rqs[cfs];
+            rq.h_nr_queued += 1;
+            rq.h_nr_runnable += 1;
+            rq.h_nr_idle += idle;
+            flags = enqueue::WAKEUP;
+            cur = self.entities[e as usize].parent;
+        }
+        while let Some(e) = cur {
+            let cfs = self.entities[e as usize].cfs_rq;
+            let rq = &mut self.cfs_rqs[cfs];
+            rq.h_nr_queued += 1;
+            rq.h_nr_runnable += 1;
+            rq.h_nr_idle += idle;
+            cur = self.entities[e as usize].parent;
+        }
+        self.rqs[cpu].nr_running += 1;
+        self.hrtick_update(cpu);
+    }
+
+    /// dequeue_task_fair (spec fair §2.12). Returns false if the task's dequeue was
+    /// delayed: it stays on the runqueue as a sched_delayed entity.
+    pub fn dequeue_task_fair(&mut self, cpu: CpuId, p: TaskId, flags: u32) -> bool {
+        let se = self.tasks[p].se;
+        let idle = u32::from(self.tasks[p].is_idle_policy());
+        let mut flags = flags;
+        let mut cur = Some(se);
+        while let Some(e) = cur {
+            let cfs = self.entities[e as usize].cfs_rq;
+            if !self.dequeue_entity(cfs, e, flags) {
+                if e == se {
+                    self.hrtick_update(cpu);
+                    return false;
+                }
+                break;
+            }
+            let rq = &mut self.cfs_rqs[cfs];
+            rq.h_nr_queued -= 1;
+            rq.h_nr_runnable -= 1;
+            rq.h_nr_idle -= idle;
+            let still_loaded = rq.load.weight != 0;
+            cur = self.entities[e as usize].parent;
+            if still_loaded {
+                // The level keeps other entities: its parent stays queued (cgroup case);
+                // prefer it next for locality after a sleep.
+                if let (Some(parent), true) = (cur, flags & dequeue::SLEEP != 0) {
+                    let pcfs = self.entities[parent as usize].cfs_rq;
+                    if !self.se_is_idle(parent) {
+                        self.cfs_rqs[pcfs].next = Some(parent);
+                    }
+                }
+                break;
+            }
+            flags |= dequeue::SLEEP;
+        }
+        while let Some(e) = cur {
+            let cfs = self.entities[e as usize].cfs_rq;
+            let rq = &mut self.cfs_rqs[cfs];
+            rq.h_nr_queued -= 1;
+            rq.h_nr_runnable -= 1;
+            rq.h_nr_idle -= idle;
+            cur = self.entities[e as usize].parent;
+        }
+        self.rqs[cpu].nr_running -= 1;
+        self.tasks[p].on_rq = false;
+        self.hrtick_update(cpu);
+        true
+    }
+
+    /// pick_next_task_fair with the put_prev / set_next switch (spec fair §2.8). Delayed
+    /// entities that come up are dequeued for good and the pick restarts.
+    pub fn pick_next_task_fair(&mut self, cpu: CpuId, prev: Option<TaskId>) -> Option<TaskId> {
+        let root = self.rqs[cpu].cfs;
+        let next = 'again: loop {
+            let mut cfs = root;
+            if self.cfs_rqs[cfs].nr_queued == 0 {
+                break None;
+            }
+            loop {
+                if self.curr_on_rq(cfs).is_some() {
+                    self.update_curr(cfs);
+                }
+                let se = self
+                    .__pick_eevdf(cfs, true)
+                    .expect("a cfs_rq with queued entities always yields a pick");
+                if self.entities[se as usize].sched_delayed {
+                    let t = self.entities[se as usize]
+                        .task
+                        .expect("only tasks are delayed in this model");
+                    self.dequeue_task_fair(cpu, t, dequeue::SLEEP | dequeue::DELAYED);
+                    continue 'again;
+                }
+                match self.entities[se as usize].my_q {
+                    Some(q) => cfs = q,
+                    None => break 'again self.entities[se as usize].task,
+                }
+            }
+        };
+        if next != prev {
+            if let Some(p) = prev {
+                self.put_prev_task_fair(p);
+            }
+            if let Some(n) = next {
+                self.set_next_task_fair(cpu, n, true);
+            }
+        }
+        next
+    }
+
+    /// put_prev_task_fair: put every level of prev's hierarchy.
+    fn put_prev_task_fair(&mut self, p: TaskId) {
+        let mut cur = Some(self.tasks[p].se);
+        while let Some(e) = cur {
+            let cfs = self.entities[e as usize].cfs_rq;
+            if self.cfs_rqs[cfs].curr == Some(e) {
+                self.put_prev_entity(cfs, e);
+            }
+            cur = self.entities[e as usize].parent;
+        }
+    }
+
+    /// set_next_task_fair: set every level of next's hierarchy, then arm the hrtick.
+    fn set_next_task_fair(&mut self, cpu: CpuId, p: TaskId, first: bool) {
+        let mut cur = Some(self.tasks[p].se);
+        while let Some(e) = cur {
+            let cfs = self.entities[e as usize].cfs_rq;
+            self.set_next_entity(cfs, e, first);
+            cur = self.entities[e as usize].parent;
+        }
+        self.hrtick_start_fair(cpu, p);
+    }
+
+    /// wakeup_preempt_fair (spec fair §2.13, v7.0).
+    pub fn wakeup_preempt_fair(&mut self, cpu: CpuId, p: TaskId, wake_flags: u32) {
+        let Some(curr) = self.rqs[cpu].curr else {
+            return;
+        };
+        if curr == p || self.rqs[cpu].need_resched || !self.features.on(Feature::WAKEUP_PREEMPTION)
+        {
+            return;
+        }
+        let (se, pse) = self.find_matching_se(self.tasks[curr].se, self.tasks[p].se);
+        let cse_idle = self.se_is_idle(se);
+        let pse_idle = self.se_is_idle(pse);
+        #[derive(PartialEq)]
+        enum Action {
+            Short,
+            Pick,
+        }
+        let action;
+        'decide: {
+            if cse_idle && !pse_idle {
+                // Action SHORT straight to *preempt*.
+                return self.wakeup_preempt_now(cpu, se, true);
+            }
+            if cse_idle != pse_idle || self.tasks[p].policy != Policy::Normal {
+                return;
+            }
+            let cfs = self.entities[se as usize].cfs_rq;
+            self.update_curr(cfs);
+            if self.features.on(Feature::PREEMPT_SHORT)
+                && self.entities[pse as usize].slice < self.entities[se as usize].slice
+            {
+                action = Action::Short;
+                break 'decide;
+            }
+            if wake_flags & wf::FORK != 0 || self.entities[pse as usize].sched_delayed {
+                return;
+            }
+            if self.features.on(Feature::NEXT_BUDDY) {
+                let next = self.cfs_rqs[cfs].next;
+                let keep_old = next.is_some_and(|n| {
+                    vt_before(
+                        self.entities[n as usize].deadline,
+                        self.entities[pse as usize].deadline,
+                    )
+                });
+                if !keep_old && !self.se_is_idle(pse) {
+                    self.cfs_rqs[cfs].next = Some(pse);
+                    if wake_flags & wf::SYNC != 0 {
+                        // preempt_sync: the waker must have run long enough.
+                        let mut threshold = 500_000u64;
+                        if wake_flags & wf::RQ_SELECTED != 0 {
+                            threshold /= 4;
+                        }
+                        // "Run long enough" read as runtime since this pick.
+                        let s = &self.entities[se as usize];
+                        let ran_long = s.sum_exec_runtime - s.prev_sum_exec_runtime >= threshold;
+                        if vt_before(self.entities[pse as usize].deadline, s.deadline) && ran_long {
+                            return self.wakeup_preempt_now(cpu, se, false);
+                        }
+                        return;
+                    }
+                }
+            }
+            action = Action::Pick;
+        }
+        let cfs = self.entities[se as usize].cfs_rq;
+        let protect = action != Action::Short;
+        if self.__pick_eevdf(cfs, protect) == Some(pse) {
+            return self.wakeup_preempt_now(cpu, se, action == Action::Short);
+        }
+        if self.features.on(Feature::RUN_TO_PARITY) {
+            self.update_protect_slice(cfs, se);
+        }
+    }
+
+    /// The *preempt* label of wakeup_preempt_fair.
+    fn wakeup_preempt_now(&mut self, cpu: CpuId, se: EntityId, short: bool) {
+        if short {
+            self.cancel_protect_slice(se);
+        }
+        self.resched_curr_lazy(cpu);
+    }
+
+    /// find_matching_se: walk both entities up to siblings on one cfs_rq.
+    fn find_matching_se(&self, mut se: EntityId, mut pse: EntityId) -> (EntityId, EntityId) {
+        let depth = |mut e: EntityId| {
+            let mut d = 0;
+            while let Some(p) = self.entities[e as usize].parent {
+                e = p;
+                d += 1;
+            }
+            d
+        };
+        let (mut ds, mut dp) = (depth(se), depth(pse));
+        while ds > dp {
+            se = self.entities[se as usize].parent.unwrap();
+            ds -= 1;
+        }
+        while dp > ds {
+            pse = self.entities[pse as usize].parent.unwrap();
+            dp -= 1;
+        }
+        while self.entities[se as usize].cfs_rq != self.entities[pse as usize].cfs_rq {
+            se = self.entities[se as usize].parent.unwrap();
+            pse = self.entities[pse as usize].parent.unwrap();
+        }
+        (se, pse)
+    }
+
+    /// yield_task_fair (spec fair §2.14).
+    pub fn yield_task_fair(&mut self, cpu: CpuId) {
+        let Some(curr) = self.rqs[cpu].curr else {
+            return;
+        };
+        if self.rqs[cpu].nr_running == 1 {
+            return;
+        }
+        let se = self.tasks[curr].se;
+        let cfs = self.entities[se as usize].cfs_rq;
+        self.clear_buddies(cfs, se);
+        self.update_curr(cfs);
+        if self.entity_eligible(cfs, se) {
+            let e = &mut self.entities[se as usize];
+            e.vruntime = e.deadline;
+            e.deadline = e.deadline.wrapping_add(calc_delta_fair(e.slice, &e.load));
+        }
+    }
+
+    /// task_tick_fair (spec fair §2.15): entity_tick at every level; `queued` = hrtick.
+    pub fn task_tick_fair(&mut self, cpu: CpuId, queued: bool) {
+        let Some(curr) = self.rqs[cpu].curr else {
+            return;
+        };
+        let mut cur = Some(self.tasks[curr].se);
+        while let Some(e) = cur {
+            let cfs = self.entities[e as usize].cfs_rq;
+            self.update_curr(cfs);
+            if queued {
+                self.resched_curr_lazy(cpu);
+                return;
+            }
+            self.avg_vruntime(cfs);
+            cur = self.entities[e as usize].parent;
+        }
+    }
+
+    /// hrtick_start_fair: arm the slice-end timer when others are queued (spec §2.15).
+    fn hrtick_start_fair(&mut self, cpu: CpuId, p: TaskId) {
+        if !self.features.on(Feature::HRTICK) {
+            return;
+        }
+        let root = self.rqs[cpu].cfs;
+        if self.cfs_rqs[root].h_nr_queued <= 1 {
+            return;
+        }
+        let e = &self.entities[self.tasks[p].se as usize];
+        let ran = e.sum_exec_runtime - e.prev_sum_exec_runtime;
+        let remaining = e.slice as i64 - ran as i64;
+        if remaining < 0 {
+            if self.rqs[cpu].curr == Some(p) {
+                self.resched_curr(cpu);
+            }
+            return;
+        }
+        let delay = (remaining as u64).max(HRTICK_MIN_NS);
+        self.arm_hrtick(cpu, self.now + delay);
+    }
+
+    /// hrtick_update: re-arm after enqueue/dequeue changes the queue.
+    fn hrtick_update(&mut self, cpu: CpuId) {
+        if !self.features.on(Feature::HRTICK) {
+            return;
+        }
+        if let Some(curr) = self.rqs[cpu].curr {
+            if self.tasks[curr].on_cpu {
+                self.hrtick_start_fair(cpu, curr);
+            }
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! EEVDF at one cfs_rq level (spec fair §2.3–§2.10): virtual time, eligibility, charging,
+//! deadlines, slice protection, picking, lag and placement.
+
+use super::tree::EntityId;
+use super::weights::{calc_delta_fair, scale_load_down};
+use crate::sched::features::Feature;
+use crate::sched::{CfsRqId, Sched, NORMALIZED_BASE_SLICE};
+
+/// `a < b` for kernel u64 virtual times (signed difference).
+#[inline]
+pub fn vt_before(a: u64, b: u64) -> bool {
+    (a.wrapping_sub(b) as i64) < 0
+}
+
+#[inline]
+pub fn vt_min(a: u64, b: u64) -> u64 {
+    if vt_before(b, a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// ENQUEUE_* flags (spec fair §2.11).
+pub mod enqueue {
+    pub const WAKEUP: u32 = 0x01;
+    pub const MIGRATED: u32 = 0x02;
+    pub const INITIAL: u32 = 0x04;
+    pub const DELAYED: u32 = 0x08;
+}
+
+/// DEQUEUE_* flags (spec fair §2.12).
+pub mod dequeue {
+    pub const SLEEP: u32 = 0x01;
+    pub const SPECIAL: u32 = 0x02;
+    pub const DELAYED: u32 = 0x04;
+    pub const MIGRATING: u32 = 0x08;
+}
+
+impl Sched {
+    /// w(se): the down-scaled weight used in the avg_vruntime sums (v7.0, spec §2.3).
+    #[inline]
+    pub(crate) fn avg_weight(&self, se: EntityId) -> u64 {
+        scale_load_down(self.entities[se as usize].load.weight)
+    }
+
+    /// entity_key: vruntime relative to zero_vruntime (spec fair §2.3).
+    #[inline]
+    pub(crate) fn entity_key(&self, cfs: CfsRqId, se: EntityId) -> i64 {
+        self.entities[se as usize]
+            .vruntime
+            .wrapping_sub(self.cfs_rqs[cfs].zero_vruntime) as i64
+    }
+
+    /// curr if it is on_rq (the entity the sums leave out, spec §2.3).
+    #[inline]
+    pub(crate) fn curr_on_rq(&self, cfs: CfsRqId) -> Option<EntityId> {
+        self.cfs_rqs[cfs]
+            .curr
+            .filter(|&c| self.entities[c as usize].on_rq)
+    }
+
+    /// __enqueue_entity: insert into the tree and the sums.
+    pub(crate) fn __enqueue_entity(&mut self, cfs: CfsRqId, se: EntityId) {
+        let key = self.entity_key(cfs, se);
+        let w = self.avg_weight(se);
+        let e = &self.entities[se as usize];
+        let (d, v, s) = (e.deadline, e.vruntime, e.slice);
+        let rq = &mut self.cfs_rqs[cfs];
+        rq.sum_w_vruntime += key * w as i64;
+        rq.sum_weight += w;
+        rq.tasks_timeline.insert(se, d, v, s);
+    }
+
+    /// __dequeue_entity: remove from the tree and the sums.
+    pub(crate) fn __dequeue_entity(&mut self, cfs: CfsRqId, se: EntityId) {
+        let key = self.entity_key(cfs, se);
+        let w = self.avg_weight(se);
+        let rq = &mut self.cfs_rqs[cfs];
+        rq.sum_w_vruntime -= key * w as i64;
+        rq.sum_weight -= w;
+        let removed = rq.tasks_timeline.remove(se);
+        debug_assert!(removed, "entity {se} not in the tree");
+    }
+
+    /// avg_vruntime: returns V and re-bases zero_vruntime onto it (spec fair §2.3).
+    pub fn avg_vruntime(&mut self, cfs: CfsRqId) -> u64 {
+        let curr = self.curr_on_rq(cfs);
+        let rq = &self.cfs_rqs[cfs];
+        let d: i64 = if rq.sum_weight != 0 {
+            let mut num = rq.sum_w_vruntime as i128;
+            let mut den = rq.sum_weight as i128;
+            if let Some(c) = curr {
+                let w = self.avg_weight(c) as i128;
+                num += self.entity_key(cfs, c) as i128 * w;
+                den += w;
+            }
+            if num < 0 {
+                num -= den - 1;
+            }
+            (num / den) as i64
+        } else if let Some(c) = curr {
+            self.entity_key(cfs, c)
+        } else {
+            0
+        };
+        let rq = &mut self.cfs_rqs[cfs];
+        rq.sum_w_vruntime -= (rq.sum_weight as i64).wrapping_mul(d);
+        rq.zero_vruntime = rq.zero_vruntime.wrapping_add(d as u64);
+        rq.zero_vruntime
+    }
+
+    /// vruntime_eligible: v ≤ V, by cross-multiplication in 128 bits (spec fair §2.3).
+    pub fn vruntime_eligible(&self, cfs: CfsRqId, v: u64) -> bool {
+        let rq = &self.cfs_rqs[cfs];
+        let mut avg = rq.sum_w_vruntime as i128;
+        let mut load = rq.sum_weight as i128;
+        if let Some(c) = self.curr_on_rq(cfs) {
+            let w = self.avg_weight(c) as i128;
+            avg += self.entity_key(cfs, c) as i128 * w;
+            load += w;
+        }
+        let key = v.wrapping_sub(rq.zero_vruntime) as i64 as i128;
+        avg >= key * load
+    }
+
+    #[inline]
+    pub fn entity_eligible(&self, cfs: CfsRqId, se: EntityId) -> bool {
+        self.vruntime_eligible(cfs, self.entities[se as usize].vruntime)
+    }
+
+    /// cfs_rq_min_slice: min over curr (if on_rq) and the tree; u64::MAX if none (§2.4).
+    pub fn cfs_rq_min_slice(&self, cfs: CfsRqId) -> u64 {
+        let tree = self.cfs_rqs[cfs]
+            .tasks_timeline
+            .min_slice()
+            .unwrap_or(u64::MAX);
+        match self.curr_on_rq(cfs) {
+            Some(c) => tree.min(self.entities[c as usize].slice),
+            None => tree,
+        }
+    }
+
+    /// cfs_rq_max_slice: max over curr (if on_rq) and the tree; 0 if none (§2.4).
+    pub fn cfs_rq_max_slice(&self, cfs: CfsRqId) -> u64 {
+        let tree = self.cfs_rqs[cfs].tasks_timeline.max_slice().unwrap_or(0);
+        match self.curr_on_rq(cfs) {
+            Some(c) => tree.max(self.entities[c as usize].slice),
+            None => tree,
+        }
+    }
+
+    /// update_deadline: a consumed request gets a new deadline; true = resched (§2.6).
+    pub(crate) fn update_deadline(&mut self, se: EntityId) -> bool {
+        let base = self.cfg.base_slice;
+        let e = &mut self.entities[se as usize];
+        if vt_before(e.vruntime, e.deadline) {
+            return false;
+        }
+        if !e.custom_slice {
+            e.slice = base;
+        }
+        e.deadline = e.vruntime.wrapping_add(calc_delta_fair(e.slice, &e.load));
+        true
+    }
+
+    /// protect_slice: curr is still within its protected run (§2.7).
+    #[inline]
+    pub fn protect_slice(&self, se: EntityId) -> bool {
+        let e = &self.entities[se as usize];
+        vt_before(e.vruntime, e.vprot)
+    }
+
+    /// set_protect_slice, at a real pick (§2.7). The picked entity is out of the tree and
+    /// not yet curr, so the min slice is over the other queued entities.
+    pub(crate) fn set_protect_slice(&mut self, cfs: CfsRqId, se: EntityId) {
+        let mut s = if self.features.on(Feature::RUN_TO_PARITY) {
+            self.cfs_rqs[cfs]
+                .tasks_timeline
+                .min_slice()
+                .unwrap_or(u64::MAX)
+        } else {
+            NORMALIZED_BASE_SLICE
+        };
+        let e = &mut self.entities[se as usize];
+        s = s.min(e.slice);
+        e.vprot = if s == e.slice {
+            e.deadline
+        } else {
+            vt_min(
+                e.deadline,
+                e.vruntime.wrapping_add(calc_delta_fair(s, &e.load)),
+            )
+        };
+    }
+
+    /// update_protect_slice: a non-preempting wake-up shortens protection to the new min
+    /// slice (§2.7).
+    pub(crate) fn update_protect_slice(&mut self, cfs: CfsRqId, se: EntityId) {
+        let s = self.cfs_rq_min_slice(cfs);
+        let e = &mut self.entities[se as usize];
+        let bound = e.vruntime.wrapping_add(calc_delta_fair(s, &e.load));
+        e.vprot = vt_min(e.vprot, bound);
+    }
+
+    /// cancel_protect_slice (§2.7).
+    pub(crate) fn cancel_protect_slice(&mut self, se: EntityId) {
+        if self.protect_slice(se) {
+            let e = &mut self.entities[se as usize];
+            e.vprot = e.vruntime;
+        }
+    }
+
+    /// __pick_eevdf (spec fair §2.8, v7.0: the buddy shortcut does not look at `protect`).
+    pub fn __pick_eevdf(&self, cfs: CfsRqId, protect: bool) -> Option<EntityId> {
+        let rq = &self.cfs_rqs[cfs];
+        let mut curr = rq.curr;
+        let first = rq.tasks_timeline.first();
+        if rq.nr_queued == 1 {
+            return match curr {
+                Some(c) if self.entities[c as usize].on_rq => Some(c),
+                _ => first,
+            };
+        }
+        if self.features.on(Feature::PICK_BUDDY) {
+            if let Some(n) = rq.next {
+                if self.entity_eligible(cfs, n) {
+                    return Some(n);
+                }
+            }
+        }
+        if let Some(c) = curr {
+            if !self.entities[c as usize].on_rq || !self.entity_eligible(cfs, c) {
+                curr = None;
+            }
+        }
+        if let Some(c) = curr {
+            if protect && self.protect_slice(c) {
+                return Some(c);
+            }
+        }
+        let best = match first {
+            Some(f) if self.entity_eligible(cfs, f) => Some(f),
+            _ => rq
+                .tasks_timeline
+                .pick_eligible(|v| self.vruntime_eligible(cfs, v)),
+        };
+        match (best, curr) {
+            (None, c) => c,
+            (Some(b), Some(c))
+                if vt_before(
+                    self.entities[c as usize].deadline,
+                    self.entities[b as usize].deadline,
+                ) =>
+            {
+                Some(c)
+            }
+            (b, _) => b,
+        }
+    }
+
+    /// update_entity_lag: vlag = V − v, clamped to ±calc_delta_fair(max_slice + TICK) (§2.9).
+    pub(crate) fn update_entity_lag(&mut self, cfs: CfsRqId, se: EntityId) {
+        let max_slice = self.cfs_rq_max_slice(cfs);
+        let tick = self.cfg.tick_nsec();
+        let limit = calc_delta_fair(max_slice + tick, &self.entities[se as usize].load) as i64;
+        let v = self.avg_vruntime(cfs);
+        let e = &mut self.entities[se as usize];
+        let vlag = v.wrapping_sub(e.vruntime) as i64;
+        e.vlag = vlag.clamp(-limit, limit);
+    }
+
+    /// place_entity: position a joining entity from V and its lag (spec fair §2.10).
+    pub(crate) fn place_entity(&mut self, cfs: CfsRqId, se: EntityId, flags: u32) {
+        let v = self.avg_vruntime(cfs);
+        let base = self.cfg.base_slice;
+        let place_lag = self.features.on(Feature::PLACE_LAG);
+        let initial =
+            self.features.on(Feature::PLACE_DEADLINE_INITIAL) && flags & enqueue::INITIAL != 0;
+        let nr_queued = self.cfs_rqs[cfs].nr_queued;
+        let mut load = self.cfs_rqs[cfs].sum_weight;
+        if let Some(c) = self.curr_on_rq(cfs) {
+            load += self.avg_weight(c);
+        }
+        let w_se = self.avg_weight(se);
+        let e = &mut self.entities[se as usize];
+        if !e.custom_slice {
+            e.slice = base;
+        }
+        let mut vslice = calc_delta_fair(e.slice, &e.load);
+        let mut lag: i64 = 0;
+        if place_lag && nr_queued > 0 && e.vlag != 0 {
+            let l = if load == 0 { 1 } else { load };
+            lag = ((e.vlag as i128 * (l + w_se) as i128) / l as i128) as i64;
+        }
+        e.vruntime = v.wrapping_sub(lag as u64);
+        if e.rel_deadline {
+            e.deadline = e.deadline.wrapping_add(e.vruntime);
+            e.rel_deadline = false;
+            return;
+        }
+        if initial {
+            vslice /= 2;
+        }
+        e.deadline = e.vruntime.wrapping_add(vslice);
+    }
+}

@@ -1,0 +1,196 @@
+//! Per-entity operations on one cfs_rq level (spec fair §2.5, §2.8, §2.11, §2.12).
+
+use super::eevdf::{dequeue, enqueue};
+use super::tree::EntityId;
+use super::weights::calc_delta_fair;
+use crate::sched::features::Feature;
+use crate::sched::{CfsRqId, Sched};
+
+impl Sched {
+    /// update_curr: charge the running entity of `cfs` up to now (spec fair §2.5).
+    pub fn update_curr(&mut self, cfs: CfsRqId) {
+        let Some(curr) = self.cfs_rqs[cfs].curr else {
+            return;
+        };
+        let now = self.now;
+        let e = &mut self.entities[curr as usize];
+        let delta = now as i64 - e.exec_start as i64;
+        if delta <= 0 {
+            return;
+        }
+        let delta = delta as u64;
+        e.exec_start = now;
+        e.sum_exec_runtime += delta;
+        e.vruntime = e.vruntime.wrapping_add(calc_delta_fair(delta, &e.load));
+        let resched = self.update_deadline(curr);
+        if self.cfs_rqs[cfs].nr_queued == 1 {
+            return;
+        }
+        if resched || !self.protect_slice(curr) {
+            let cpu = self.cfs_rqs[cfs].cpu;
+            self.resched_curr_lazy(cpu);
+            self.clear_buddies(cfs, curr);
+        }
+    }
+
+    /// clear_buddies: forget `se` as the next buddy at its level and above.
+    pub(crate) fn clear_buddies(&mut self, cfs: CfsRqId, se: EntityId) {
+        let mut cfs = cfs;
+        let mut se = se;
+        loop {
+            if self.cfs_rqs[cfs].next != Some(se) {
+                break;
+            }
+            self.cfs_rqs[cfs].next = None;
+            match self.cfs_rqs[cfs].owner {
+                Some(owner) => {
+                    se = owner;
+                    cfs = self.entities[owner as usize].cfs_rq;
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// enqueue_entity (spec fair §2.11).
+    pub(crate) fn enqueue_entity(&mut self, cfs: CfsRqId, se: EntityId, flags: u32) {
+        let is_curr = self.cfs_rqs[cfs].curr == Some(se);
+        if is_curr {
+            self.place_entity(cfs, se, flags);
+        }
+        self.update_curr(cfs);
+        if !is_curr {
+            self.place_entity(cfs, se, flags);
+        }
+        let w = self.entities[se as usize].load.weight;
+        let rq = &mut self.cfs_rqs[cfs];
+        rq.load.weight += w;
+        rq.load.inv_weight = 0;
+        rq.nr_queued += 1;
+        if flags & enqueue::MIGRATED != 0 {
+            self.entities[se as usize].exec_start = 0;
+        }
+        if !is_curr {
+            self.__enqueue_entity(cfs, se);
+        }
+        self.entities[se as usize].on_rq = true;
+    }
+
+    /// dequeue_entity (spec fair §2.12). Returns false when the dequeue is delayed.
+    pub(crate) fn dequeue_entity(&mut self, cfs: CfsRqId, se: EntityId, flags: u32) -> bool {
+        self.update_curr(cfs);
+        self.clear_buddies(cfs, se);
+        if flags & dequeue::DELAYED == 0 {
+            let may_delay = flags & dequeue::SLEEP != 0 && flags & dequeue::SPECIAL == 0;
+            if may_delay
+                && self.features.on(Feature::DELAY_DEQUEUE)
+                && !self.entity_eligible(cfs, se)
+            {
+                self.set_delayed(se);
+                return false;
+            }
+        }
+        self.update_entity_lag(cfs, se);
+        let is_curr = self.cfs_rqs[cfs].curr == Some(se);
+        if self.features.on(Feature::PLACE_REL_DEADLINE) && flags & dequeue::SLEEP == 0 {
+            let e = &mut self.entities[se as usize];
+            e.deadline = e.deadline.wrapping_sub(e.vruntime);
+            e.rel_deadline = true;
+        }
+        if !is_curr {
+            self.__dequeue_entity(cfs, se);
+        }
+        let w = self.entities[se as usize].load.weight;
+        self.entities[se as usize].on_rq = false;
+        let rq = &mut self.cfs_rqs[cfs];
+        rq.load.weight -= w;
+        rq.load.inv_weight = 0;
+        rq.nr_queued -= 1;
+        if flags & dequeue::DELAYED != 0 {
+            self.clear_delayed(se);
+            let e = &mut self.entities[se as usize];
+            if self.features.on(Feature::DELAY_ZERO) && e.vlag > 0 {
+                e.vlag = 0;
+            }
+        }
+        true
+    }
+
+    /// set_delayed: the entity stays queued but stops being runnable; a task's
+    /// h_nr_runnable drops at every level (spec fair §2.12 step 2).
+    fn set_delayed(&mut self, se: EntityId) {
+        self.entities[se as usize].sched_delayed = true;
+        if self.entities[se as usize].task.is_some() {
+            self.for_each_level(se, |rq| rq.h_nr_runnable -= 1);
+        }
+    }
+
+    /// clear_delayed: the reverse of set_delayed.
+    fn clear_delayed(&mut self, se: EntityId) {
+        self.entities[se as usize].sched_delayed = false;
+        if self.entities[se as usize].task.is_some() {
+            self.for_each_level(se, |rq| rq.h_nr_runnable += 1);
+        }
+    }
+
+    /// Apply `f` to the cfs_rq of `se` and of every ancestor (for_each_sched_entity).
+    pub(crate) fn for_each_level(
+        &mut self,
+        se: EntityId,
+        mut f: impl FnMut(&mut crate::sched::CfsRq),
+    ) {
+        let mut cur = Some(se);
+        while let Some(e) = cur {
+            let cfs = self.entities[e as usize].cfs_rq;
+            f(&mut self.cfs_rqs[cfs]);
+            cur = self.entities[e as usize].parent;
+        }
+    }
+
+    /// requeue_delayed_entity: a delayed entity is woken where it sits (spec §2.12 b).
+    pub(crate) fn requeue_delayed_entity(&mut self, se: EntityId) {
+        let cfs = self.entities[se as usize].cfs_rq;
+        if self.features.on(Feature::DELAY_ZERO) {
+            self.update_entity_lag(cfs, se);
+            if self.entities[se as usize].vlag > 0 {
+                let is_curr = self.cfs_rqs[cfs].curr == Some(se);
+                self.cfs_rqs[cfs].nr_queued -= 1;
+                if !is_curr {
+                    self.__dequeue_entity(cfs, se);
+                }
+                self.entities[se as usize].vlag = 0;
+                self.place_entity(cfs, se, 0);
+                if !is_curr {
+                    self.__enqueue_entity(cfs, se);
+                }
+                self.cfs_rqs[cfs].nr_queued += 1;
+            }
+        }
+        self.clear_delayed(se);
+    }
+
+    /// set_next_entity: `se` becomes curr of `cfs`; `first` = a real pick (spec §2.8).
+    pub(crate) fn set_next_entity(&mut self, cfs: CfsRqId, se: EntityId, first: bool) {
+        self.clear_buddies(cfs, se);
+        if self.entities[se as usize].on_rq {
+            self.__dequeue_entity(cfs, se);
+            if first {
+                self.set_protect_slice(cfs, se);
+            }
+        }
+        let now = self.now;
+        let e = &mut self.entities[se as usize];
+        e.exec_start = now;
+        e.prev_sum_exec_runtime = e.sum_exec_runtime;
+        self.cfs_rqs[cfs].curr = Some(se);
+    }
+
+    /// put_prev_entity: curr goes back into the tree if still queued (spec §2.8).
+    pub(crate) fn put_prev_entity(&mut self, cfs: CfsRqId, se: EntityId) {
+        if self.entities[se as usize].on_rq {
+            self.update_curr(cfs);
+            self.__enqueue_entity(cfs, se);
+        }
+        self.cfs_rqs[cfs].curr = None;
+    }
+}

@@ -1,0 +1,105 @@
+//! Weight changes of a queued or sleeping entity: nice and policy changes (spec fair
+//! §2.16, v7.0 form; §2.17 for the slice).
+
+use super::tree::EntityId;
+use super::weights::LoadWeight;
+use crate::sched::{Sched, TaskId};
+use crate::workload::{Policy, SchedChange};
+
+impl Sched {
+    /// reweight_entity (spec fair §2.16, v7.0): lag, relative deadline and relative vprot
+    /// scale by W/W′, then the entity is placed again from V.
+    pub(crate) fn reweight_entity(&mut self, se: EntityId, new: LoadWeight) {
+        let cfs = self.entities[se as usize].cfs_rq;
+        let on_rq = self.entities[se as usize].on_rq;
+        let is_curr = self.cfs_rqs[cfs].curr == Some(se);
+        let mut rel_vprot = None;
+        if on_rq {
+            self.update_curr(cfs);
+            self.update_entity_lag(cfs, se);
+            let protected = is_curr && self.protect_slice(se);
+            let e = &mut self.entities[se as usize];
+            e.deadline = e.deadline.wrapping_sub(e.vruntime);
+            e.rel_deadline = true;
+            if protected {
+                rel_vprot = Some(e.vprot.wrapping_sub(e.vruntime) as i64);
+            }
+            if !is_curr {
+                self.__dequeue_entity(cfs, se);
+            }
+            let rq = &mut self.cfs_rqs[cfs];
+            rq.nr_queued -= 1;
+            rq.load.weight -= self.entities[se as usize].load.weight;
+            rq.load.inv_weight = 0;
+        }
+        let old_w = self.entities[se as usize].load.weight as i128;
+        let new_w = new.weight as i128;
+        let e = &mut self.entities[se as usize];
+        e.vlag = (e.vlag as i128 * old_w / new_w) as i64;
+        if e.rel_deadline {
+            e.deadline = ((e.deadline as i64 as i128) * old_w / new_w) as i64 as u64;
+        }
+        let rel_vprot = rel_vprot.map(|v| (v as i128 * old_w / new_w) as i64);
+        e.load = new;
+        if on_rq {
+            self.place_entity(cfs, se, 0);
+            if let Some(v) = rel_vprot {
+                let e = &mut self.entities[se as usize];
+                e.vprot = e.vruntime.wrapping_add(v as u64);
+            }
+            if !is_curr {
+                self.__enqueue_entity(cfs, se);
+            }
+            let rq = &mut self.cfs_rqs[cfs];
+            rq.nr_queued += 1;
+            rq.load.weight += new.weight;
+            rq.load.inv_weight = 0;
+        }
+    }
+
+    /// sched_setattr for fair tasks: policy, nice and custom slice (spec fair §2.17).
+    /// Affinity is handled by the core (it may migrate the task).
+    pub fn setattr_fair(&mut self, p: TaskId, change: &SchedChange) {
+        let was_idle = self.tasks[p].is_idle_policy();
+        if let Some(policy) = change.policy {
+            self.tasks[p].policy = policy;
+        }
+        if let Some(nice) = change.nice {
+            self.tasks[p].nice = nice.clamp(-20, 19);
+        }
+        if let Some(slice) = change.slice_ns {
+            let e = &mut self.entities[self.tasks[p].se as usize];
+            if slice == 0 {
+                e.custom_slice = false;
+                e.slice = self.cfg.base_slice;
+            } else {
+                e.custom_slice = true;
+                e.slice = slice.clamp(100_000, 100_000_000);
+            }
+        }
+        let t = &self.tasks[p];
+        let new = LoadWeight::for_task(t.nice, t.policy == Policy::Idle);
+        let is_idle = t.is_idle_policy();
+        let se = t.se;
+        let old = self.entities[se as usize].load;
+        if old != new {
+            self.reweight_entity(se, new);
+        }
+        if was_idle != is_idle && self.tasks[p].on_rq {
+            let delta: i32 = if is_idle { 1 } else { -1 };
+            self.for_each_level(se, |rq| rq.h_nr_idle = (rq.h_nr_idle as i32 + delta) as u32);
+        }
+        // prio_changed_fair: a running task that got lighter gives way; a queued one may
+        // preempt.
+        let cpu = self.tasks[p].cpu;
+        if old != new && self.cfs_rqs[self.entities[se as usize].cfs_rq].nr_queued > 1 {
+            if self.tasks[p].on_cpu {
+                if new.weight < old.weight {
+                    self.resched_curr(cpu);
+                }
+            } else if self.tasks[p].on_rq {
+                self.wakeup_preempt_fair(cpu, p, 0);
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The kernel's SCHED_WARN_ON conditions as checks (runqueue counts, avg_vruntime sums,
+//! lag balance, task states). A failed check is counted and its message kept; the test
+//! suite turns any violation into a failure.
+
+use super::fair::weights::scale_load_down;
+use super::{Sched, TaskState};
+
+/// Messages kept per run (the count is always exact).
+const MAX_MESSAGES: usize = 20;
+
+impl Sched {
+    pub fn violation(&mut self, msg: String) {
+        self.invariant_violations += 1;
+        if self.invariant_messages.len() < MAX_MESSAGES {
+            self.invariant_messages
+                .push(format!("t={}ns: {msg}", self.now));
+        }
+    }
+
+    /// Check every runqueue and task.
+    pub fn check_invariants(&mut self) {
+        let mut errors = Vec::new();
+        for cfs in 0..self.cfs_rqs.len() {
+            self.check_cfs_rq(cfs, &mut errors);
+        }
+        self.check_tasks(&mut errors);
+        for e in errors {
+            self.violation(e);
+        }
+    }
+
+    fn check_cfs_rq(&self, cfs: usize, errors: &mut Vec<String>) {
+        let rq = &self.cfs_rqs[cfs];
+        let curr = self.curr_on_rq(cfs);
+        let mut sum_w: u64 = 0;
+        let mut sum_wv: i128 = 0;
+        let mut load: u64 = 0;
+        let mut runnable = 0u32;
+        let mut count = 0u32;
+        for (id, deadline, vruntime, _) in rq.tasks_timeline.iter() {
+            let e = &self.entities[id as usize];
+            if e.deadline != deadline || e.vruntime != vruntime {
+                errors.push(format!(
+                    "cfs_rq {cfs}: entity {id} changed while in the tree"
+                ));
+            }
+            if !e.on_rq || e.cfs_rq != cfs {
+                errors.push(format!(
+                    "cfs_rq {cfs}: entity {id} in the tree but not queued here"
+                ));
+            }
+            let w = scale_load_down(e.load.weight);
+            sum_w += w;
+            sum_wv += self.entity_key(cfs, id) as i128 * w as i128;
+            load += e.load.weight;
+            runnable += u32::from(!e.sched_delayed);
+            count += 1;
+        }
+        if sum_w != rq.sum_weight || sum_wv != rq.sum_w_vruntime as i128 {
+            errors.push(format!(
+                "cfs_rq {cfs}: sum_weight/sum_w_vruntime {}/{} != recomputed {sum_w}/{sum_wv}",
+                rq.sum_weight, rq.sum_w_vruntime
+            ));
+        }
+        if let Some(c) = curr {
+            let e = &self.entities[c as usize];
+            load += e.load.weight;
+            runnable += u32::from(!e.sched_delayed);
+            count += 1;
+        }
+        if count != rq.nr_queued {
+            errors.push(format!(
+                "cfs_rq {cfs}: nr_queued {} != {count} queued",
+                rq.nr_queued
+            ));
+        }
+        if load != rq.load.weight {
+            errors.push(format!(
+                "cfs_rq {cfs}: load {} != recomputed {load}",
+                rq.load.weight
+            ));
+        }
+        // Root level: every queued entity is a task (groups come with the cgroup issue).
+        if rq.owner.is_none() && (rq.h_nr_queued != count || rq.h_nr_runnable != runnable) {
+            errors.push(format!(
+                "cfs_rq {cfs}: h_nr_queued/h_nr_runnable {}/{} != {count}/{runnable}",
+                rq.h_nr_queued, rq.h_nr_runnable
+            ));
+        }
+    }
+
+    fn check_tasks(&self, errors: &mut Vec<String>) {
+        let mut on_cpu_seen = vec![false; self.rqs.len()];
+        for (p, t) in self.tasks.iter().enumerate() {
+            let e = &self.entities[t.se as usize];
+            let in_tree = self.cfs_rqs[e.cfs_rq].tasks_timeline.contains(t.se);
+            let is_curr = self.cfs_rqs[e.cfs_rq].curr == Some(t.se);
+            if t.on_rq != e.on_rq {
+                errors.push(format!(
+                    "task {p}: p->on_rq {} != se.on_rq {}",
+                    t.on_rq, e.on_rq
+                ));
+            }
+            if e.on_rq && !in_tree && !is_curr {
+                errors.push(format!(
+                    "task {p} ({}) is queued but lost from its runqueue",
+                    t.comm
+                ));
+            }
+            if !e.on_rq && in_tree {
+                errors.push(format!("task {p} is in a tree but not queued"));
+            }
+            match t.state {
+                TaskState::Running if !t.on_rq => {
+                    errors.push(format!("task {p} is running but not queued"))
+                }
+                TaskState::Sleeping if t.on_rq && !e.sched_delayed => errors.push(format!(
+                    "task {p} sleeps but is queued without being delayed"
+                )),
+                TaskState::Dead | TaskState::New | TaskState::Waking if t.on_rq => {
+                    errors.push(format!("task {p} in state {:?} is queued", t.state))
+                }
+                _ => {}
+            }
+            if t.on_cpu {
+                if self.rqs[t.cpu].curr != Some(p) {
+                    errors.push(format!("task {p} is on_cpu but not curr of cpu {}", t.cpu));
+                }
+                if on_cpu_seen[t.cpu] {
+                    errors.push(format!("cpu {} runs two tasks", t.cpu));
+                }
+                on_cpu_seen[t.cpu] = true;
+            }
+        }
+        for rq in &self.rqs {
+            let root = &self.cfs_rqs[rq.cfs];
+            if rq.nr_running != root.h_nr_queued {
+                errors.push(format!(
+                    "cpu {}: nr_running {} != cfs h_nr_queued {}",
+                    rq.cpu, rq.nr_running, root.h_nr_queued
+                ));
+            }
+        }
+    }
+}

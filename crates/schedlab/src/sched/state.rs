@@ -1,0 +1,253 @@
+//! Scheduler state: tasks, sched entities, cfs runqueues and per-CPU runqueues.
+//! Entities and cfs_rqs live in arenas indexed by ids so that the hierarchical cfs_rq of
+//! group scheduling (a group entity owning a cfs_rq, `parent` links) fits without a rewrite.
+
+use super::fair::tree::{EntityId, EntityTree};
+use super::fair::weights::LoadWeight;
+use super::features::Features;
+use crate::engine::EventQueue;
+use crate::experiment::PreemptModel;
+use crate::machine::{CpuId, Machine};
+use crate::metrics::latency::LatencyRecorder;
+use crate::time::Ns;
+use crate::workload::Policy;
+
+pub type TaskId = usize;
+pub type CfsRqId = usize;
+
+/// struct sched_entity (spec fair §2.2).
+#[derive(Debug, Clone)]
+pub struct SchedEntity {
+    pub load: LoadWeight,
+    pub vruntime: u64,
+    pub deadline: u64,
+    /// Virtual lag V − v, saved at dequeue.
+    pub vlag: i64,
+    pub slice: u64,
+    pub custom_slice: bool,
+    pub rel_deadline: bool,
+    pub sched_delayed: bool,
+    pub on_rq: bool,
+    /// Protected vruntime bound (RUN_TO_PARITY, spec §2.7).
+    pub vprot: u64,
+    pub exec_start: Ns,
+    pub sum_exec_runtime: Ns,
+    pub prev_sum_exec_runtime: Ns,
+    /// The cfs_rq this entity is (or would be) queued on.
+    pub cfs_rq: CfsRqId,
+    /// Group entity one level up; `None` at the root level.
+    pub parent: Option<EntityId>,
+    /// The cfs_rq a group entity owns; `None` for tasks.
+    pub my_q: Option<CfsRqId>,
+    /// The task this entity is, if it is a task entity.
+    pub task: Option<TaskId>,
+}
+
+/// struct cfs_rq (spec fair §2.2).
+#[derive(Debug, Clone)]
+pub struct CfsRq {
+    pub cpu: CpuId,
+    /// Σ W of queued entities, including curr and delayed ones.
+    pub load: LoadWeight,
+    pub nr_queued: u32,
+    pub h_nr_queued: u32,
+    /// h_nr_queued minus delayed tasks.
+    pub h_nr_runnable: u32,
+    pub h_nr_idle: u32,
+    pub sum_w_vruntime: i64,
+    pub sum_weight: u64,
+    pub zero_vruntime: u64,
+    pub curr: Option<EntityId>,
+    pub next: Option<EntityId>,
+    pub tasks_timeline: EntityTree,
+    /// Group entity that owns this cfs_rq (`None` for a CPU's root cfs_rq).
+    pub owner: Option<EntityId>,
+}
+
+impl CfsRq {
+    pub fn new(cpu: CpuId, owner: Option<EntityId>) -> Self {
+        CfsRq {
+            cpu,
+            load: LoadWeight::default(),
+            nr_queued: 0,
+            h_nr_queued: 0,
+            h_nr_runnable: 0,
+            h_nr_idle: 0,
+            sum_w_vruntime: 0,
+            sum_weight: 0,
+            // Initial zero_vruntime = (u64)(−2²⁰) (spec fair §2.2).
+            zero_vruntime: (-(1i64 << 20)) as u64,
+            curr: None,
+            next: None,
+            tasks_timeline: EntityTree::new(),
+            owner,
+        }
+    }
+}
+
+/// Task life-cycle as the core sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskState {
+    /// Not yet created (start delay pending).
+    New,
+    /// TASK_RUNNING: queued or on a CPU.
+    Running,
+    /// Blocked; may still be on_rq as a delayed entity.
+    Sleeping,
+    /// Woken, wake-up in flight to its target CPU (TTWU_QUEUE / idle exit).
+    Waking,
+    Dead,
+}
+
+/// The work a task has left in its current busy period (ARCHITECTURE principle 1: the
+/// kernel model sees work left, never the workload).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// Nothing to do: the task will block or exit at its next step.
+    None,
+    /// Reference nanoseconds of work left (at capacity 1024, top frequency).
+    Reference(Ns),
+    /// Busy until this absolute time whatever the CPU speed.
+    Until(Ns),
+}
+
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub pid: u32,
+    pub comm: String,
+    pub policy: Policy,
+    pub nice: i32,
+    pub se: EntityId,
+    /// task_cpu(p).
+    pub cpu: CpuId,
+    pub state: TaskState,
+    /// p->on_rq: queued on a runqueue (true while delayed too).
+    pub on_rq: bool,
+    pub on_cpu: bool,
+    /// Allowed CPUs as a bitmap over machine CPUs.
+    pub cpus_allowed: Vec<bool>,
+    pub nr_cpus_allowed: usize,
+    pub work: Work,
+    /// Wake flags of the wake-up in flight.
+    pub wake_flags: u32,
+    // Accounting (perf / schedstats views).
+    pub nvcsw: u64,
+    pub nivcsw: u64,
+    /// se.nr_migrations.
+    pub nr_migrations: u64,
+    /// p->sched_migrated: a CPU change since the last sched-in (perf's cpu-migrations).
+    pub sched_migrated: bool,
+    pub perf_migrations: u64,
+    pub perf_switches: u64,
+    /// When the task last became runnable-but-not-running, for wait time.
+    pub wait_start: Option<Ns>,
+    pub wait_sum: Ns,
+    /// When the pending wake-up was issued, for wake-up latency.
+    pub wakeup_at: Option<Ns>,
+    pub wakeup_latency: LatencyRecorder,
+}
+
+impl Task {
+    pub fn is_idle_policy(&self) -> bool {
+        self.policy == Policy::Idle
+    }
+}
+
+/// struct rq: one per CPU.
+#[derive(Debug, Clone)]
+pub struct Rq {
+    pub cpu: CpuId,
+    /// The running task; `None` = the idle task.
+    pub curr: Option<TaskId>,
+    pub cfs: CfsRqId,
+    /// Queued tasks, including delayed ones and curr.
+    pub nr_running: u32,
+    pub nr_switches: u64,
+    /// TIF_NEED_RESCHED.
+    pub need_resched: bool,
+    /// TIF_NEED_RESCHED_LAZY.
+    pub need_resched_lazy: bool,
+    /// Wake-ups queued to this CPU and not yet activated (rq->ttwu_pending).
+    pub ttwu_pending: u32,
+    /// When an idle CPU already kicked awake will be ready to run (idle-exit latency).
+    pub wake_ready_at: Ns,
+    /// When the current task's work started progressing (after the context-switch cost).
+    pub progress_start: Ns,
+    /// Generation of the pending work-completion event; bumped to cancel it.
+    pub work_gen: u64,
+    pub tick_armed: bool,
+    pub hrtick_gen: u64,
+    pub idle_since: Option<Ns>,
+    pub idle_ns: Ns,
+}
+
+/// Simulation-wide knobs the kernel model reads.
+#[derive(Debug, Clone)]
+pub struct SchedConfig {
+    pub hz: u32,
+    pub preempt: PreemptModel,
+    /// sysctl_sched_base_slice after tunable scaling (spec fair §2.1).
+    pub base_slice: Ns,
+    /// Check invariants after every Nth event (1 = every event).
+    pub invariant_every: u64,
+}
+
+impl SchedConfig {
+    /// TICK_NSEC = 10⁹ / HZ.
+    pub fn tick_nsec(&self) -> Ns {
+        1_000_000_000 / self.hz as Ns
+    }
+}
+
+/// normalized_sysctl_sched_base_slice (spec fair §2.1).
+pub const NORMALIZED_BASE_SLICE: Ns = 700_000;
+
+/// sysctl_sched_base_slice with SCHED_TUNABLESCALING_LOG: 0.7 ms × (1 + ilog2(min(n, 8))).
+pub fn base_slice_for(nr_cpus: usize) -> Ns {
+    let n = nr_cpus.clamp(1, 8) as u32;
+    NORMALIZED_BASE_SLICE * (1 + n.ilog2()) as Ns
+}
+
+/// The whole kernel model.
+pub struct Sched {
+    pub machine: Machine,
+    pub features: Features,
+    pub cfg: SchedConfig,
+    pub now: Ns,
+    pub tasks: Vec<Task>,
+    pub entities: Vec<SchedEntity>,
+    pub cfs_rqs: Vec<CfsRq>,
+    pub rqs: Vec<Rq>,
+    pub events: EventQueue,
+    /// CPUs whose need_resched must be acted on before the current event ends.
+    pub resched_now: Vec<CpuId>,
+    pub invariant_violations: u64,
+    pub invariant_messages: Vec<String>,
+    /// Optional probe: every context switch as (time, cpu, prev, next). Observation only.
+    pub switch_log: Option<Vec<SwitchRecord>>,
+}
+
+/// One context switch as a probe sees it (sched_switch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SwitchRecord {
+    pub at: Ns,
+    pub cpu: CpuId,
+    pub prev: Option<TaskId>,
+    pub next: Option<TaskId>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_slice_scaling() {
+        assert_eq!(base_slice_for(1), 700_000);
+        assert_eq!(base_slice_for(2), 1_400_000);
+        assert_eq!(base_slice_for(3), 1_400_000);
+        assert_eq!(base_slice_for(4), 2_100_000);
+        assert_eq!(base_slice_for(7), 2_100_000);
+        assert_eq!(base_slice_for(8), 2_800_000);
+        assert_eq!(base_slice_for(384), 2_800_000);
+    }
+}

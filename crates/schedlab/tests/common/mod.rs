@@ -1,0 +1,89 @@
+//! Shared builders for the integration tests.
+#![allow(dead_code)]
+
+use schedlab::engine::sim::Simulation;
+use schedlab::experiment::run::{execute, prepare};
+use schedlab::experiment::{PreemptModel, Scenario};
+use schedlab::metrics::RunResult;
+use schedlab::time::{Ns, NSEC_PER_SEC};
+use schedlab::workload::{Op, Policy, TaskSpec, Workload};
+
+pub const MS: Ns = 1_000_000;
+pub const US: Ns = 1_000;
+
+pub fn task(
+    comm: &str,
+    nice: i32,
+    policy: Policy,
+    cpus: Option<Vec<usize>>,
+    program: Vec<Op>,
+) -> TaskSpec {
+    TaskSpec {
+        comm: comm.into(),
+        policy,
+        nice,
+        slice_ns: None,
+        cpus,
+        delay_ns: 0,
+        program,
+    }
+}
+
+/// Runs forever: 1 s work chunks in an endless loop.
+pub fn hog_program() -> Vec<Op> {
+    vec![
+        Op::LoopBegin { count: None },
+        Op::Run {
+            work_ns: NSEC_PER_SEC,
+        },
+        Op::LoopEnd,
+    ]
+}
+
+pub fn hog(comm: &str, nice: i32, cpus: Option<Vec<usize>>) -> TaskSpec {
+    task(comm, nice, Policy::Normal, cpus, hog_program())
+}
+
+pub fn scenario(machine: &str, secs: u64) -> Scenario {
+    Scenario {
+        machine: machine.into(),
+        duration_ns: Some(secs * NSEC_PER_SEC),
+        ..Scenario::default()
+    }
+}
+
+/// Run with invariants checked after every event; fails the test on any violation.
+pub fn run(sc: &Scenario, tasks: Vec<TaskSpec>) -> RunResult {
+    let wl = Workload {
+        tasks,
+        ..Workload::default()
+    };
+    let sim = prepare(sc, wl).expect("valid scenario");
+    let r = execute(sc, sim, Some(1));
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "invariant violations: {:#?}",
+        r.sim.invariant_messages
+    );
+    r
+}
+
+/// Prepare a simulation for step-by-step inspection.
+pub fn sim(sc: &Scenario, tasks: Vec<TaskSpec>) -> Simulation {
+    let wl = Workload {
+        tasks,
+        ..Workload::default()
+    };
+    let mut s = prepare(sc, wl).expect("valid scenario");
+    s.set_invariant_every(1);
+    s
+}
+
+pub fn with_preempt(mut sc: Scenario, p: PreemptModel) -> Scenario {
+    sc.preempt = p;
+    sc
+}
+
+pub fn cpu_time(r: &RunResult, comm: &str) -> u64 {
+    r.tasks.iter().find(|t| t.comm == comm).unwrap().cpu_time_ns
+}

@@ -1,0 +1,94 @@
+//! Tick-driven switching under the preemption models (spec fair §2.15).
+
+mod common;
+use common::*;
+use schedlab::experiment::PreemptModel;
+use schedlab::sched::SwitchRecord;
+
+/// Run pinned hogs on CPU 0 of smp:2 and return each task's run lengths in order
+/// (first and last run dropped: they are cut by start-up and the time limit).
+fn runs(nices: &[i32], preempt: PreemptModel, hz: u32) -> Vec<(usize, u64)> {
+    let mut sc = with_preempt(scenario("smp:2", 1), preempt);
+    sc.hz = hz;
+    let tasks = nices
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| hog(&format!("t{i}"), n, Some(vec![0])))
+        .collect();
+    let mut s = sim(&sc, tasks);
+    s.sched.switch_log = Some(Vec::new());
+    s.run();
+    assert_eq!(
+        s.sched.invariant_violations, 0,
+        "{:?}",
+        s.sched.invariant_messages
+    );
+    let log: Vec<SwitchRecord> = s.sched.switch_log.take().unwrap();
+    let mut out = Vec::new();
+    for w in log.windows(2) {
+        assert_eq!(w[0].cpu, 0, "nothing runs on CPU 1");
+        if let Some(t) = w[0].next {
+            out.push((t, w[1].at - w[0].at));
+        }
+    }
+    out.remove(0);
+    out
+}
+
+#[test]
+fn equal_hogs_alternate_every_tick_without_preemption() {
+    for model in [
+        PreemptModel::None,
+        PreemptModel::Voluntary,
+        PreemptModel::Full,
+    ] {
+        let r = runs(&[0, 0], model, 250);
+        assert!(r.len() > 200, "{model:?}: {} runs", r.len());
+        for (i, w) in r.windows(2).enumerate() {
+            assert_ne!(w[0].0, w[1].0, "{model:?}: run {i} does not alternate");
+        }
+        assert!(
+            r.iter().all(|&(_, d)| d == 4 * MS),
+            "{model:?}: {:?}",
+            &r[..6]
+        );
+    }
+}
+
+#[test]
+fn lazy_preemption_waits_one_more_tick() {
+    // The tick's resched request is lazy; the next tick promotes it (spec §2.15).
+    let r = runs(&[0, 0], PreemptModel::Lazy, 250);
+    assert!(r.iter().all(|&(_, d)| d == 8 * MS), "{:?}", &r[..6]);
+}
+
+#[test]
+fn nice0_vs_nice5_runs_12ms_to_4ms() {
+    let r = runs(&[0, 5], PreemptModel::None, 250);
+    let heavy: Vec<u64> = r.iter().filter(|x| x.0 == 0).map(|x| x.1).collect();
+    let light: Vec<u64> = r.iter().filter(|x| x.0 == 1).map(|x| x.1).collect();
+    assert!(heavy.len() > 50 && light.len() > 50);
+    assert!(
+        light.iter().all(|&d| d == 4 * MS),
+        "light runs {:?}",
+        &light[..8]
+    );
+    // 4 ms of nice 5 is 4 × 1024/335 = 12.23 ms of vruntime: the heavy task runs 12 ms,
+    // and the 0.23 ms it falls behind each round adds a fourth tick about every 17th run.
+    assert!(
+        heavy.iter().all(|&d| d == 12 * MS || d == 16 * MS),
+        "{heavy:?}"
+    );
+    let twelve = heavy.iter().filter(|&&d| d == 12 * MS).count();
+    assert!(
+        twelve * 100 >= heavy.len() * 90,
+        "{twelve} of {} runs are 12 ms",
+        heavy.len()
+    );
+    let mean = heavy.iter().sum::<u64>() as f64 / heavy.len() as f64;
+    let want = 4.0 * MS as f64 * 1024.0 / 335.0;
+    assert!(
+        (mean / want - 1.0).abs() < 0.01,
+        "mean heavy run {mean} vs {want}"
+    );
+}
