@@ -8,8 +8,13 @@ use schedlab::sched::SwitchRecord;
 /// Run pinned hogs on CPU 0 of smp:2 and return each task's run lengths in order
 /// (first and last run dropped: they are cut by start-up and the time limit).
 fn runs(nices: &[i32], preempt: PreemptModel, hz: u32) -> Vec<(usize, u64)> {
+    runs_with(nices, preempt, hz, "")
+}
+
+fn runs_with(nices: &[i32], preempt: PreemptModel, hz: u32, features: &str) -> Vec<(usize, u64)> {
     let mut sc = with_preempt(scenario("smp:2", 1), preempt);
     sc.hz = hz;
+    sc.features = features.into();
     let tasks = nices
         .iter()
         .enumerate()
@@ -90,5 +95,19 @@ fn nice0_vs_nice5_runs_12ms_to_4ms() {
     assert!(
         (mean / want - 1.0).abs() < 0.01,
         "mean heavy run {mean} vs {want}"
+    );
+}
+
+#[test]
+fn hrtick_ends_each_slice_on_time() {
+    // With HRTICK the slice timer fires when the 1.4 ms request (smp:2) is used up,
+    // instead of waiting for the 4 ms tick.
+    let r = runs_with(&[0, 0], PreemptModel::Full, 250, "HRTICK");
+    assert!(r.len() > 600, "{} runs", r.len());
+    let steady = &r[2..];
+    assert!(
+        steady.iter().all(|&(_, d)| d == 1_400_000),
+        "{:?}",
+        &steady[..6]
     );
 }

@@ -1,83 +1,249 @@
 //! Event queue with a total, deterministic order: by time, then by the sequence number
-//! given at insertion (first scheduled, first run).
+//! given when the event was scheduled (first scheduled, first run).
+//!
+//! Per-CPU timers (work completion, tick, hrtick) live in an indexed heap with one slot
+//! each: re-arming replaces the old expiry instead of leaving a stale event behind, which
+//! keeps the queue small on the hot path. Both heaps share one sequence counter, so the
+//! merged order is still total.
 
 use crate::machine::CpuId;
 use crate::sched::TaskId;
 use crate::time::Ns;
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
     /// A task is created (wake_up_new_task).
     TaskStart(TaskId),
-    /// The running task on `cpu` finishes its current busy period, if `gen` is current.
-    WorkDone { cpu: CpuId, gen: u64 },
     /// A sleeping task's timer expires: try_to_wake_up.
     TimerWake(TaskId),
     /// A queued remote / idle wake-up reaches its CPU: ttwu_do_activate there.
     WakeArrive { task: TaskId, cpu: CpuId },
+    /// The running task on `cpu` finishes its current busy period.
+    WorkDone(CpuId),
     /// The periodic scheduler tick on `cpu`.
     Tick(CpuId),
-    /// The high-resolution slice timer (HRTICK), if `gen` is current.
-    HrTick { cpu: CpuId, gen: u64 },
+    /// The high-resolution slice timer (HRTICK) on `cpu`.
+    HrTick(CpuId),
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    at: Ns,
-    seq: u64,
-    ev: Event,
+/// The per-CPU timers, one slot each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuTimer {
+    Work = 0,
+    Tick = 1,
+    HrTick = 2,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.at == o.at && self.seq == o.seq
+const NR_CPU_TIMERS: usize = 3;
+
+impl CpuTimer {
+    fn event(slot: usize) -> Event {
+        let cpu = slot / NR_CPU_TIMERS;
+        match slot % NR_CPU_TIMERS {
+            0 => Event::WorkDone(cpu),
+            1 => Event::Tick(cpu),
+            _ => Event::HrTick(cpu),
+        }
     }
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
+
+/// (time, seq) key; the smallest runs first.
+type Key = (Ns, u64);
+
+/// Indexed binary min-heap over timer slots.
+#[derive(Debug, Default)]
+struct SlotHeap {
+    heap: Vec<(Key, u32)>,
+    /// Position of each slot in `heap`, or u32::MAX when unarmed.
+    pos: Vec<u32>,
 }
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.at, o.seq).cmp(&(self.at, self.seq))
+
+impl SlotHeap {
+    fn swap(&mut self, a: usize, b: usize) {
+        self.heap.swap(a, b);
+        self.pos[self.heap[a].1 as usize] = a as u32;
+        self.pos[self.heap[b].1 as usize] = b as u32;
+    }
+
+    fn up(&mut self, mut i: usize) {
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if self.heap[i].0 >= self.heap[p].0 {
+                break;
+            }
+            self.swap(i, p);
+            i = p;
+        }
+    }
+
+    fn down(&mut self, mut i: usize) {
+        let n = self.heap.len();
+        loop {
+            let (l, r) = (2 * i + 1, 2 * i + 2);
+            let mut m = i;
+            if l < n && self.heap[l].0 < self.heap[m].0 {
+                m = l;
+            }
+            if r < n && self.heap[r].0 < self.heap[m].0 {
+                m = r;
+            }
+            if m == i {
+                break;
+            }
+            self.swap(i, m);
+            i = m;
+        }
+    }
+
+    fn set(&mut self, slot: usize, key: Key) {
+        if slot >= self.pos.len() {
+            self.pos.resize(slot + 1, u32::MAX);
+        }
+        match self.pos[slot] {
+            u32::MAX => {
+                self.heap.push((key, slot as u32));
+                let i = self.heap.len() - 1;
+                self.pos[slot] = i as u32;
+                self.up(i);
+            }
+            p => {
+                let i = p as usize;
+                let old = self.heap[i].0;
+                self.heap[i].0 = key;
+                if key < old {
+                    self.up(i);
+                } else {
+                    self.down(i);
+                }
+            }
+        }
+    }
+
+    fn remove(&mut self, slot: usize) {
+        let Some(&p) = self.pos.get(slot) else {
+            return;
+        };
+        if p == u32::MAX {
+            return;
+        }
+        let i = p as usize;
+        let last = self.heap.len() - 1;
+        self.swap(i, last);
+        self.heap.pop();
+        self.pos[slot] = u32::MAX;
+        if i < self.heap.len() {
+            self.down(i);
+            self.up(i);
+        }
+    }
+
+    fn armed(&self, slot: usize) -> bool {
+        self.pos.get(slot).is_some_and(|&p| p != u32::MAX)
+    }
+
+    fn peek(&self) -> Option<(Key, u32)> {
+        self.heap.first().copied()
     }
 }
 
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: BinaryHeap<Reverse<(Key, EventBits)>>,
+    timers: SlotHeap,
     seq: u64,
 }
 
-impl EventQueue {
-    pub fn push(&mut self, at: Ns, ev: Event) {
-        self.seq += 1;
-        self.heap.push(Entry {
-            at,
-            seq: self.seq,
-            ev,
-        });
+/// Event stored compactly in the general heap (only the non-timer kinds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct EventBits(u8, u32, u32);
+
+impl EventBits {
+    fn pack(ev: Event) -> Self {
+        match ev {
+            Event::TaskStart(t) => EventBits(0, t as u32, 0),
+            Event::TimerWake(t) => EventBits(1, t as u32, 0),
+            Event::WakeArrive { task, cpu } => EventBits(2, task as u32, cpu as u32),
+            Event::WorkDone(c) => EventBits(3, c as u32, 0),
+            Event::Tick(c) => EventBits(4, c as u32, 0),
+            Event::HrTick(c) => EventBits(5, c as u32, 0),
+        }
     }
 
+    fn unpack(self) -> Event {
+        let (a, b) = (self.1 as usize, self.2 as usize);
+        match self.0 {
+            0 => Event::TaskStart(a),
+            1 => Event::TimerWake(a),
+            2 => Event::WakeArrive { task: a, cpu: b },
+            3 => Event::WorkDone(a),
+            4 => Event::Tick(a),
+            _ => Event::HrTick(a),
+        }
+    }
+}
+
+impl EventQueue {
+    fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// Schedule a one-off event.
+    pub fn push(&mut self, at: Ns, ev: Event) {
+        let seq = self.next_seq();
+        self.heap.push(Reverse(((at, seq), EventBits::pack(ev))));
+    }
+
+    /// Arm (or re-arm) a per-CPU timer; a previous expiry of the same timer is replaced.
+    pub fn arm(&mut self, cpu: CpuId, timer: CpuTimer, at: Ns) {
+        let seq = self.next_seq();
+        self.timers
+            .set(cpu * NR_CPU_TIMERS + timer as usize, (at, seq));
+    }
+
+    pub fn cancel(&mut self, cpu: CpuId, timer: CpuTimer) {
+        self.timers.remove(cpu * NR_CPU_TIMERS + timer as usize);
+    }
+
+    pub fn is_armed(&self, cpu: CpuId, timer: CpuTimer) -> bool {
+        self.timers.armed(cpu * NR_CPU_TIMERS + timer as usize)
+    }
+
+    /// Remove and return the earliest event.
     pub fn pop(&mut self) -> Option<(Ns, Event)> {
-        self.heap.pop().map(|e| (e.at, e.ev))
+        let general = self.heap.peek().map(|r| r.0 .0);
+        let timer = self.timers.peek();
+        match (general, timer) {
+            (Some(g), Some((t, slot))) if t < g => self.pop_timer(t, slot),
+            (None, Some((t, slot))) => self.pop_timer(t, slot),
+            (Some(_), _) => self.heap.pop().map(|r| (r.0 .0 .0, r.0 .1.unpack())),
+            (None, None) => None,
+        }
+    }
+
+    fn pop_timer(&mut self, key: Key, slot: u32) -> Option<(Ns, Event)> {
+        self.timers.remove(slot as usize);
+        Some((key.0, CpuTimer::event(slot as usize)))
     }
 
     pub fn peek_time(&self) -> Option<Ns> {
-        self.heap.peek().map(|e| e.at)
+        let g = self.heap.peek().map(|r| r.0 .0);
+        let t = self.timers.peek().map(|p| p.0);
+        match (g, t) {
+            (Some(a), Some(b)) => Some(a.min(b).0),
+            (a, b) => a.or(b).map(|k| k.0),
+        }
     }
 
+    /// Pending events (one-off events plus armed timers).
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.timers.heap.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -86,21 +252,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ties_break_by_insertion_order() {
+    fn ties_break_by_scheduling_order() {
         let mut q = EventQueue::default();
-        q.push(10, Event::Tick(2));
-        q.push(5, Event::Tick(1));
-        q.push(10, Event::Tick(0));
-        q.push(10, Event::Tick(3));
+        q.push(10, Event::TimerWake(2));
+        q.arm(1, CpuTimer::Tick, 5);
+        q.arm(0, CpuTimer::Work, 10);
+        q.push(10, Event::TimerWake(3));
+        q.arm(3, CpuTimer::Tick, 10);
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
                 (5, Event::Tick(1)),
-                (10, Event::Tick(2)),
-                (10, Event::Tick(0)),
+                (10, Event::TimerWake(2)),
+                (10, Event::WorkDone(0)),
+                (10, Event::TimerWake(3)),
                 (10, Event::Tick(3))
             ]
         );
+    }
+
+    #[test]
+    fn rearming_replaces_and_cancel_removes() {
+        let mut q = EventQueue::default();
+        q.arm(0, CpuTimer::Work, 100);
+        q.arm(0, CpuTimer::Work, 50);
+        q.arm(1, CpuTimer::Work, 70);
+        q.arm(2, CpuTimer::HrTick, 60);
+        q.cancel(2, CpuTimer::HrTick);
+        assert!(!q.is_armed(2, CpuTimer::HrTick));
+        assert_eq!(q.len(), 2);
+        assert_eq!(q.pop(), Some((50, Event::WorkDone(0))));
+        assert_eq!(q.pop(), Some((70, Event::WorkDone(1))));
+        assert_eq!(q.pop(), None);
     }
 }

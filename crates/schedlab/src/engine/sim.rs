@@ -69,18 +69,27 @@ impl Simulation {
         self.sched.cfg.invariant_every = n.max(1);
     }
 
+    /// Run to the stop time (or until every task exited), then settle the accounting.
     pub fn run(&mut self) -> StopReason {
-        let every = self.sched.cfg.invariant_every;
-        let mut reason = StopReason::TimeLimit;
-        if self.live_tasks == 0 {
-            reason = StopReason::AllExited;
+        let reason = self.run_until(self.stop_at);
+        if reason == StopReason::TimeLimit {
+            self.sched.now = self.stop_at;
         }
-        while reason == StopReason::TimeLimit {
-            let Some(at) = self.sched.events.peek_time() else {
-                break;
-            };
-            if at > self.stop_at {
-                break;
+        self.sched.finish_accounting();
+        self.sched.check_invariants();
+        for msg in std::mem::take(&mut self.interp.stuck) {
+            self.sched.violation(msg);
+        }
+        reason
+    }
+
+    /// Process every event at or before `until` (tests step through a run with this).
+    pub fn run_until(&mut self, until: Ns) -> StopReason {
+        let every = self.sched.cfg.invariant_every;
+        while self.live_tasks > 0 {
+            match self.sched.events.peek_time() {
+                Some(at) if at <= until => {}
+                _ => return StopReason::TimeLimit,
             }
             let (at, ev) = self.sched.events.pop().expect("peeked");
             if at < self.sched.now {
@@ -94,19 +103,14 @@ impl Simulation {
             if self.events_processed.is_multiple_of(every) {
                 self.sched.check_invariants();
             }
-            if self.live_tasks == 0 {
-                reason = StopReason::AllExited;
-            }
         }
-        if reason == StopReason::TimeLimit {
-            self.sched.now = self.stop_at;
-        }
-        self.sched.finish_accounting();
-        self.sched.check_invariants();
-        for msg in std::mem::take(&mut self.interp.stuck) {
-            self.sched.violation(msg);
-        }
-        reason
+        StopReason::AllExited
+    }
+
+    /// Move the clock to `t` without an event (tests that act on the model directly).
+    pub fn advance_clock(&mut self, t: Ns) {
+        self.run_until(t);
+        self.sched.now = self.sched.now.max(t);
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -116,10 +120,7 @@ impl Simulation {
                 self.interp.progs[p].start = s.now;
                 s.wake_up_new_task(p);
             }
-            Event::WorkDone { cpu, gen } => {
-                if gen != s.rqs[cpu].work_gen {
-                    return;
-                }
+            Event::WorkDone(cpu) => {
                 let p = s.rqs[cpu].curr.expect("work completes on a busy CPU");
                 if self.interp.advance(s, &self.workload, p, cpu) == Step::Exited {
                     self.live_tasks -= 1;
@@ -133,7 +134,7 @@ impl Simulation {
             }
             Event::WakeArrive { task, cpu } => s.wake_arrive(task, cpu),
             Event::Tick(cpu) => s.sched_tick(cpu),
-            Event::HrTick { cpu, gen } => s.hrtick(cpu, gen),
+            Event::HrTick(cpu) => s.hrtick(cpu),
         }
     }
 }

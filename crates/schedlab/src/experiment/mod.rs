@@ -1,5 +1,6 @@
 //! Scenarios (machine, features, workloads, seed, length) and running them.
 
+pub mod bench;
 pub mod run;
 pub mod scenario;
 

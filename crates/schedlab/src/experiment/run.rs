@@ -86,7 +86,7 @@ pub fn execute(
 }
 
 /// Invariants are checked every this many events in normal runs.
-pub const DEFAULT_INVARIANT_EVERY: u64 = 64;
+pub const DEFAULT_INVARIANT_EVERY: u64 = 1024;
 
 fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> RunResult {
     let s = &sim.sched;

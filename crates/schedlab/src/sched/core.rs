@@ -8,6 +8,7 @@ use super::fair::{dequeue, enqueue};
 use super::{
     base_slice_for, CfsRq, Rq, Sched, SchedConfig, SchedEntity, Task, TaskId, TaskState, Work,
 };
+use crate::engine::queue::CpuTimer;
 use crate::engine::{Event, EventQueue};
 use crate::experiment::PreemptModel;
 use crate::machine::{CpuId, Machine};
@@ -32,9 +33,6 @@ impl Sched {
                 ttwu_pending: 0,
                 wake_ready_at: 0,
                 progress_start: 0,
-                work_gen: 0,
-                tick_armed: false,
-                hrtick_gen: 0,
                 idle_since: Some(0),
                 idle_ns: 0,
             })
@@ -384,15 +382,17 @@ impl Sched {
                 }
                 self.rqs[cpu].progress_start = start;
                 self.arm_work(cpu);
-                if !self.rqs[cpu].tick_armed {
-                    self.rqs[cpu].tick_armed = true;
+                if !self.events.is_armed(cpu, CpuTimer::Tick) {
+                    // NOHZ: the tick restarts on the global tick grid.
                     let tick = self.cfg.tick_nsec();
-                    self.events.push((now / tick + 1) * tick, Event::Tick(cpu));
+                    self.events
+                        .arm(cpu, CpuTimer::Tick, (now / tick + 1) * tick);
                 }
             }
             None => {
                 self.rqs[cpu].idle_since = Some(now);
-                self.rqs[cpu].hrtick_gen += 1;
+                self.events.cancel(cpu, CpuTimer::HrTick);
+                self.events.cancel(cpu, CpuTimer::Work);
             }
         }
     }
@@ -400,8 +400,8 @@ impl Sched {
     /// Deduct the work done since the task started progressing, and cancel its pending
     /// completion event.
     fn settle_progress(&mut self, cpu: CpuId) {
+        self.events.cancel(cpu, CpuTimer::Work);
         let rq = &mut self.rqs[cpu];
-        rq.work_gen += 1;
         let Some(p) = rq.curr else {
             return;
         };
@@ -418,9 +418,7 @@ impl Sched {
         let Some(p) = self.rqs[cpu].curr else {
             return;
         };
-        let rq = &mut self.rqs[cpu];
-        rq.work_gen += 1;
-        let from = rq.progress_start.max(self.now);
+        let from = self.rqs[cpu].progress_start.max(self.now);
         let at = match self.tasks[p].work {
             Work::None => from,
             Work::Reference(left) => {
@@ -429,13 +427,7 @@ impl Sched {
             }
             Work::Until(t) => t.max(from),
         };
-        self.events.push(
-            at,
-            Event::WorkDone {
-                cpu,
-                gen: rq.work_gen,
-            },
-        );
+        self.events.arm(cpu, CpuTimer::Work, at);
     }
 
     // ---- what the running task asks for (the engine calls these) -----------------------
@@ -513,11 +505,10 @@ impl Sched {
     /// way back to user mode (every preemption model does). The tick stops on idle CPUs.
     pub fn sched_tick(&mut self, cpu: CpuId) {
         if self.rqs[cpu].curr.is_none() {
-            self.rqs[cpu].tick_armed = false;
             return;
         }
         let tick = self.cfg.tick_nsec();
-        self.events.push(self.now + tick, Event::Tick(cpu));
+        self.events.arm(cpu, CpuTimer::Tick, self.now + tick);
         if self.rqs[cpu].need_resched_lazy {
             self.rqs[cpu].need_resched_lazy = false;
             self.resched_curr(cpu);
@@ -529,20 +520,12 @@ impl Sched {
     }
 
     pub(crate) fn arm_hrtick(&mut self, cpu: CpuId, at: Ns) {
-        let rq = &mut self.rqs[cpu];
-        rq.hrtick_gen += 1;
-        self.events.push(
-            at,
-            Event::HrTick {
-                cpu,
-                gen: rq.hrtick_gen,
-            },
-        );
+        self.events.arm(cpu, CpuTimer::HrTick, at);
     }
 
     /// The HRTICK timer: a queued tick (spec fair §2.15).
-    pub fn hrtick(&mut self, cpu: CpuId, gen: u64) {
-        if gen != self.rqs[cpu].hrtick_gen || self.rqs[cpu].curr.is_none() {
+    pub fn hrtick(&mut self, cpu: CpuId) {
+        if self.rqs[cpu].curr.is_none() {
             return;
         }
         self.task_tick_fair(cpu, true);

@@ -223,7 +223,7 @@ mod tests {
             .unwrap();
         assert!(!f.on(Feature::DELAY_DEQUEUE));
         assert!(f.on(Feature::HRTICK));
-        assert_eq!(f.non_default(), vec!["HRTICK", "NO_DELAY_DEQUEUE"]);
+        assert_eq!(f.non_default(), vec!["NO_DELAY_DEQUEUE", "HRTICK"]);
     }
 
     #[test]

@@ -173,10 +173,6 @@ pub struct Rq {
     pub wake_ready_at: Ns,
     /// When the current task's work started progressing (after the context-switch cost).
     pub progress_start: Ns,
-    /// Generation of the pending work-completion event; bumped to cancel it.
-    pub work_gen: u64,
-    pub tick_armed: bool,
-    pub hrtick_gen: u64,
     pub idle_since: Option<Ns>,
     pub idle_ns: Ns,
 }

@@ -290,8 +290,9 @@ impl Sched {
         let mut vslice = calc_delta_fair(e.slice, &e.load);
         let mut lag: i64 = 0;
         if place_lag && nr_queued > 0 && e.vlag != 0 {
-            let l = if load == 0 { 1 } else { load };
-            lag = ((e.vlag as i128 * (l + w_se) as i128) / l as i128) as i64;
+            // lag · (L + w) / L, with L forced to 1 after the product if it is 0.
+            let l = load.max(1);
+            lag = ((e.vlag as i128 * (load + w_se) as i128) / l as i128) as i64;
         }
         e.vruntime = v.wrapping_sub(lag as u64);
         if e.rel_deadline {

@@ -15,3 +15,6 @@ pub mod tree;
 pub mod weights;
 
 pub use eevdf::{dequeue, enqueue};
+
+#[cfg(test)]
+mod tests;
