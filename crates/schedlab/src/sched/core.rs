@@ -329,6 +329,11 @@ impl Sched {
         if next == prev {
             return;
         }
+        // A real switch: the slice timer starts over for the next task.
+        self.events.cancel(cpu, CpuTimer::HrTick);
+        if let Some(n) = next {
+            self.hrtick_start_fair(cpu, n);
+        }
         self.rqs[cpu].nr_switches += 1;
         if let Some(p) = prev {
             let t = &mut self.tasks[p];

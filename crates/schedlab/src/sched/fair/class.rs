@@ -150,7 +150,7 @@ impl Sched {
                 self.put_prev_task_fair(p);
             }
             if let Some(n) = next {
-                self.set_next_task_fair(cpu, n, true);
+                self.set_next_task_fair(n, true);
             }
         }
         next
@@ -168,15 +168,14 @@ impl Sched {
         }
     }
 
-    /// set_next_task_fair: set every level of next's hierarchy, then arm the hrtick.
-    fn set_next_task_fair(&mut self, cpu: CpuId, p: TaskId, first: bool) {
+    /// set_next_task_fair: set every level of next's hierarchy.
+    fn set_next_task_fair(&mut self, p: TaskId, first: bool) {
         let mut cur = Some(self.tasks[p].se);
         while let Some(e) = cur {
             let cfs = self.entities[e as usize].cfs_rq;
             self.set_next_entity(cfs, e, first);
             cur = self.entities[e as usize].parent;
         }
-        self.hrtick_start_fair(cpu, p);
     }
 
     /// wakeup_preempt_fair (spec fair §2.13, v7.0).
@@ -326,7 +325,7 @@ impl Sched {
     }
 
     /// hrtick_start_fair: arm the slice-end timer when others are queued (spec §2.15).
-    fn hrtick_start_fair(&mut self, cpu: CpuId, p: TaskId) {
+    pub(crate) fn hrtick_start_fair(&mut self, cpu: CpuId, p: TaskId) {
         if !self.features.on(Feature::HRTICK) {
             return;
         }
