@@ -9,6 +9,7 @@ pub mod core;
 pub mod fair;
 pub mod features;
 pub mod invariants;
+pub mod pelt;
 pub mod state;
 
 pub use state::*;
