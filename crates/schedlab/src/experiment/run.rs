@@ -94,7 +94,8 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
     let tasks: Vec<TaskResult> = s
         .tasks
         .iter()
-        .map(|t| {
+        .enumerate()
+        .map(|(id, t)| {
             let e = &s.entities[t.se as usize];
             TaskResult {
                 pid: t.pid,
@@ -109,6 +110,11 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
                 nr_migrations: t.nr_migrations,
                 wakeup_latency_ns: t.wakeup_latency.summary(),
                 exited: t.state == crate::sched::TaskState::Dead,
+                util_avg: e.avg.util_avg,
+                runnable_avg: e.avg.runnable_avg,
+                load_avg: e.avg.load_avg,
+                util_est: s._task_util_est(id),
+                util_avg_mean: round3(t.util_mean.mean(e.avg.util_avg, s.now)),
             }
         })
         .collect();
@@ -154,4 +160,9 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             })
             .collect(),
     }
+}
+
+/// Round to 3 decimals so the JSON carries no float noise.
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
 }

@@ -71,6 +71,15 @@ pub struct TaskResult {
     /// Wake-up to first run on a CPU.
     pub wakeup_latency_ns: LatencySummary,
     pub exited: bool,
+    /// PELT signals as the kernel holds them at the end (last update, as
+    /// /proc/PID/sched shows them): se.avg.util_avg, runnable_avg, load_avg.
+    pub util_avg: u64,
+    pub runnable_avg: u64,
+    pub load_avg: u64,
+    /// util_est without the UTIL_AVG_UNCHANGED flag.
+    pub util_est: u64,
+    /// util_avg averaged over the task's life, each value held until the next PELT update.
+    pub util_avg_mean: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -35,6 +35,11 @@ impl Sched {
                 progress_start: 0,
                 idle_since: Some(0),
                 idle_ns: 0,
+                pelt: Default::default(),
+                avg_rt: Default::default(),
+                avg_dl: Default::default(),
+                avg_hw: Default::default(),
+                avg_irq: Default::default(),
             })
             .collect();
         Sched {
@@ -43,6 +48,7 @@ impl Sched {
                 preempt,
                 base_slice: base_slice_for(n),
                 invariant_every: 1,
+                pelt_lshift: 0,
             },
             machine,
             features,
@@ -56,6 +62,7 @@ impl Sched {
             invariant_violations: 0,
             invariant_messages: Vec::new(),
             switch_log: None,
+            util_est_log: None,
         }
     }
 
@@ -97,7 +104,9 @@ impl Sched {
             parent: None,
             my_q: None,
             task: Some(id),
+            avg: Default::default(),
         });
+        self.init_entity_runnable_average(se);
         self.tasks.push(Task {
             pid: 1000 + id as u32,
             comm: spec.comm.clone(),
@@ -107,6 +116,7 @@ impl Sched {
             cpu: first_allowed,
             state: TaskState::New,
             on_rq: false,
+            on_rq_migrating: false,
             on_cpu: false,
             cpus_allowed: allowed,
             nr_cpus_allowed: nr_allowed,
@@ -122,6 +132,7 @@ impl Sched {
             wait_sum: 0,
             wakeup_at: None,
             wakeup_latency: LatencyRecorder::default(),
+            util_mean: Default::default(),
         });
         id
     }
@@ -188,6 +199,9 @@ impl Sched {
     /// set_task_cpu: move a not-running task's home; counts a migration when it changes
     /// (spec placement §4.2).
     pub fn set_task_cpu(&mut self, p: TaskId, cpu: CpuId) {
+        if self.tasks[p].cpu != cpu && self.tasks[p].state != TaskState::New {
+            self.migrate_task_rq_fair(p);
+        }
         let t = &mut self.tasks[p];
         if t.cpu != cpu {
             t.nr_migrations += 1;
@@ -272,6 +286,8 @@ impl Sched {
         }
         if flags & wf::FORK != 0 {
             eflags = enqueue::INITIAL;
+            self.update_rq_clock(cpu);
+            self.post_init_entity_util_avg(p);
         }
         let t = &mut self.tasks[p];
         t.state = TaskState::Running;
@@ -298,6 +314,8 @@ impl Sched {
         let t = &mut self.tasks[p];
         t.nr_migrations = 0;
         t.sched_migrated = false;
+        t.util_mean.start = self.now;
+        t.util_mean.mark = self.now;
         t.state = TaskState::Waking;
         t.wake_flags = wf::FORK;
         t.wakeup_at = Some(self.now);
@@ -496,10 +514,12 @@ impl Sched {
         }
         let dest = self.tasks[p].cpus_allowed.iter().position(|&a| a).unwrap();
         self.settle_progress(cpu);
+        self.tasks[p].on_rq_migrating = true;
         self.dequeue_task_fair(cpu, p, dequeue::MIGRATING);
         self.tasks[p].state = TaskState::Waking;
         self.schedule(cpu, true);
         self.set_task_cpu(p, dest);
+        self.tasks[p].on_rq_migrating = false;
         self.tasks[p].wake_flags = wf::MIGRATED;
         self.ttwu_queue(p, dest, cpu);
     }
@@ -519,6 +539,9 @@ impl Sched {
             self.resched_curr(cpu);
         }
         self.task_tick_fair(cpu, false);
+        // The periodic balance softirq ages blocked load (spec fair §3.9); modelled as
+        // running at every tick of a busy CPU.
+        self.update_blocked_averages(cpu);
         if self.rqs[cpu].need_resched {
             self.resched_now.push(cpu);
         }

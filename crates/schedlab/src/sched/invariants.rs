@@ -24,6 +24,7 @@ impl Sched {
             self.check_cfs_rq(cfs, &mut errors);
         }
         self.check_tasks(&mut errors);
+        self.check_pelt(&mut errors);
         for e in errors {
             self.violation(e);
         }
@@ -138,6 +139,36 @@ impl Sched {
                 errors.push(format!(
                     "cpu {}: nr_running {} != cfs h_nr_queued {}",
                     rq.cpu, rq.nr_running, root.h_nr_queued
+                ));
+            }
+        }
+    }
+
+    /// PELT and util_est bounds (spec fair §3.4, §4.2): a task's util_avg never exceeds
+    /// 1024, and each CPU's util_est is the sum over its runnable tasks.
+    fn check_pelt(&self, errors: &mut Vec<String>) {
+        let mut est = vec![0u64; self.rqs.len()];
+        for (p, t) in self.tasks.iter().enumerate() {
+            let e = &self.entities[t.se as usize];
+            if e.avg.util_avg > 1024 || e.avg.runnable_avg > 1024 {
+                errors.push(format!(
+                    "task {p}: util_avg/runnable_avg {}/{} above 1024",
+                    e.avg.util_avg, e.avg.runnable_avg
+                ));
+            }
+            if e.on_rq && !e.sched_delayed {
+                est[t.cpu] += self._task_util_est(p);
+            }
+        }
+        if !self.features.on(super::features::Feature::UTIL_EST) {
+            return;
+        }
+        for (cpu, rq) in self.rqs.iter().enumerate() {
+            let have = self.cfs_rqs[rq.cfs].avg.util_est as u64;
+            if have != est[cpu] {
+                errors.push(format!(
+                    "cpu {cpu}: util_est {have} != sum over enqueued tasks {}",
+                    est[cpu]
                 ));
             }
         }

@@ -2,9 +2,11 @@
 //! Entities and cfs_rqs live in arenas indexed by ids so that the hierarchical cfs_rq of
 //! group scheduling (a group entity owning a cfs_rq, `parent` links) fits without a rewrite.
 
+use super::fair::load_avg::{Removed, RqClockPelt, UtilMean};
 use super::fair::tree::{EntityId, EntityTree};
 use super::fair::weights::LoadWeight;
 use super::features::Features;
+use super::pelt::SchedAvg;
 use crate::engine::EventQueue;
 use crate::experiment::PreemptModel;
 use crate::machine::{CpuId, Machine};
@@ -41,6 +43,8 @@ pub struct SchedEntity {
     pub my_q: Option<CfsRqId>,
     /// The task this entity is, if it is a task entity.
     pub task: Option<TaskId>,
+    /// PELT signals and util_est (spec fair §3, §4).
+    pub avg: SchedAvg,
 }
 
 /// struct cfs_rq (spec fair §2.2).
@@ -62,6 +66,10 @@ pub struct CfsRq {
     pub tasks_timeline: EntityTree,
     /// Group entity that owns this cfs_rq (`None` for a CPU's root cfs_rq).
     pub owner: Option<EntityId>,
+    /// PELT signals; on the root cfs_rq, util_est is the enqueued tasks' sum (spec §4.1).
+    pub avg: SchedAvg,
+    /// Contributions of tasks that left by wake-up migration (spec fair §3.8).
+    pub removed: Removed,
 }
 
 impl CfsRq {
@@ -81,6 +89,8 @@ impl CfsRq {
             next: None,
             tasks_timeline: EntityTree::new(),
             owner,
+            avg: SchedAvg::default(),
+            removed: Removed::default(),
         }
     }
 }
@@ -123,6 +133,8 @@ pub struct Task {
     pub state: TaskState,
     /// p->on_rq: queued on a runqueue (true while delayed too).
     pub on_rq: bool,
+    /// TASK_ON_RQ_MIGRATING: being moved between runqueues while runnable.
+    pub on_rq_migrating: bool,
     pub on_cpu: bool,
     /// Allowed CPUs as a bitmap over machine CPUs.
     pub cpus_allowed: Vec<bool>,
@@ -145,6 +157,8 @@ pub struct Task {
     /// When the pending wake-up was issued, for wake-up latency.
     pub wakeup_at: Option<Ns>,
     pub wakeup_latency: LatencyRecorder,
+    /// Time-weighted util_avg accumulator (results' util_avg_mean).
+    pub util_mean: UtilMean,
 }
 
 impl Task {
@@ -175,6 +189,13 @@ pub struct Rq {
     pub progress_start: Ns,
     pub idle_since: Option<Ns>,
     pub idle_ns: Ns,
+    /// Clocks feeding PELT (spec fair §3.6).
+    pub pelt: RqClockPelt,
+    /// RT, DL, HW-pressure and IRQ signals: zero-valued inputs in this model (spec §3.10).
+    pub avg_rt: SchedAvg,
+    pub avg_dl: SchedAvg,
+    pub avg_hw: SchedAvg,
+    pub avg_irq: SchedAvg,
 }
 
 /// Simulation-wide knobs the kernel model reads.
@@ -186,6 +207,8 @@ pub struct SchedConfig {
     pub base_slice: Ns,
     /// Check invariants after every Nth event (1 = every event).
     pub invariant_every: u64,
+    /// sched_pelt_lshift: 0, 1, 2 for PELT half-lives of 32, 16, 8 ms (spec fair §3.12).
+    pub pelt_lshift: u32,
 }
 
 impl SchedConfig {
@@ -221,6 +244,19 @@ pub struct Sched {
     pub invariant_messages: Vec<String>,
     /// Optional probe: every context switch as (time, cpu, prev, next). Observation only.
     pub switch_log: Option<Vec<SwitchRecord>>,
+    /// Optional probe: every util_est update at a sleep (sched_util_est_se). Observation only.
+    pub util_est_log: Option<Vec<UtilEstRecord>>,
+}
+
+/// One util_est_update as a probe sees it: the inputs and the field before and after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UtilEstRecord {
+    pub at: Ns,
+    pub task: TaskId,
+    pub dequeued: u64,
+    pub runnable: u64,
+    pub before: u32,
+    pub after: u32,
 }
 
 /// One context switch as a probe sees it (sched_switch).

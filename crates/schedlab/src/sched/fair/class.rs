@@ -1,6 +1,7 @@
 //! The fair class's task-level hooks, as the core calls them (spec fair §2.8, §2.11–§2.15).
 
 use super::eevdf::{dequeue, enqueue, vt_before};
+use super::load_avg::upd;
 use super::tree::EntityId;
 use super::weights::calc_delta_fair;
 use crate::machine::CpuId;
@@ -32,6 +33,9 @@ impl Sched {
     /// enqueue_task_fair (spec fair §2.11).
     pub fn enqueue_task_fair(&mut self, cpu: CpuId, p: TaskId, flags: u32) {
         let se = self.tasks[p].se;
+        if !self.entities[se as usize].sched_delayed || flags & enqueue::DELAYED != 0 {
+            self.util_est_enqueue(cpu, p);
+        }
         if flags & enqueue::DELAYED != 0 {
             self.requeue_delayed_entity(se);
             return;
@@ -57,6 +61,7 @@ impl Sched {
         }
         while let Some(e) = cur {
             let cfs = self.entities[e as usize].cfs_rq;
+            self.update_load_avg(cfs, e, upd::UPDATE_TG);
             let rq = &mut self.cfs_rqs[cfs];
             rq.h_nr_queued += 1;
             rq.h_nr_runnable += 1;
@@ -71,6 +76,13 @@ impl Sched {
     /// delayed: it stays on the runqueue as a sched_delayed entity.
     pub fn dequeue_task_fair(&mut self, cpu: CpuId, p: TaskId, flags: u32) -> bool {
         let se = self.tasks[p].se;
+        if flags & dequeue::DELAYED == 0 {
+            // A delayed dequeue's completion bypasses dequeue_task_fair in the kernel.
+            if !self.entities[se as usize].sched_delayed {
+                self.util_est_dequeue(cpu, p);
+            }
+            self.util_est_update(p, flags & dequeue::SLEEP != 0);
+        }
         let idle = u32::from(self.tasks[p].is_idle_policy());
         let mut flags = flags;
         let mut cur = Some(se);
@@ -104,6 +116,7 @@ impl Sched {
         }
         while let Some(e) = cur {
             let cfs = self.entities[e as usize].cfs_rq;
+            self.update_load_avg(cfs, e, upd::UPDATE_TG);
             let rq = &mut self.cfs_rqs[cfs];
             rq.h_nr_queued -= 1;
             rq.h_nr_runnable -= 1;
@@ -145,6 +158,10 @@ impl Sched {
                 }
             }
         };
+        if next.is_none() {
+            // The CPU is about to go idle (spec fair §3.6).
+            self.update_idle_rq_clock_pelt(cpu);
+        }
         if next != prev {
             if let Some(p) = prev {
                 self.put_prev_task_fair(p);
@@ -315,6 +332,8 @@ impl Sched {
         while let Some(e) = cur {
             let cfs = self.entities[e as usize].cfs_rq;
             self.update_curr(cfs);
+            // entity_tick ages the running entity (spec fair §3.7).
+            self.update_load_avg(cfs, e, upd::UPDATE_TG);
             if queued {
                 self.resched_curr_lazy(cpu);
                 return;

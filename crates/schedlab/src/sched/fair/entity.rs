@@ -1,6 +1,7 @@
 //! Per-entity operations on one cfs_rq level (spec fair §2.5, §2.8, §2.11, §2.12).
 
 use super::eevdf::{dequeue, enqueue};
+use super::load_avg::upd;
 use super::tree::EntityId;
 use super::weights::calc_delta_fair;
 use crate::sched::features::Feature;
@@ -59,6 +60,7 @@ impl Sched {
             self.place_entity(cfs, se, flags);
         }
         self.update_curr(cfs);
+        self.update_load_avg(cfs, se, upd::UPDATE_TG | upd::DO_ATTACH);
         if !is_curr {
             self.place_entity(cfs, se, flags);
         }
@@ -86,10 +88,16 @@ impl Sched {
                 && self.features.on(Feature::DELAY_DEQUEUE)
                 && !self.entity_eligible(cfs, se)
             {
+                self.update_load_avg(cfs, se, 0);
                 self.set_delayed(se);
                 return false;
             }
         }
+        let migrating = self.entities[se as usize]
+            .task
+            .is_some_and(|p| self.tasks[p].on_rq_migrating);
+        let action = upd::UPDATE_TG | if migrating { upd::DO_DETACH } else { 0 };
+        self.update_load_avg(cfs, se, action);
         self.update_entity_lag(cfs, se);
         let is_curr = self.cfs_rqs[cfs].curr == Some(se);
         if self.features.on(Feature::PLACE_REL_DEADLINE) && flags & dequeue::SLEEP == 0 {
@@ -166,6 +174,7 @@ impl Sched {
                 self.cfs_rqs[cfs].nr_queued += 1;
             }
         }
+        self.update_load_avg(cfs, se, 0);
         self.clear_delayed(se);
     }
 
@@ -177,6 +186,7 @@ impl Sched {
             if first {
                 self.set_protect_slice(cfs, se);
             }
+            self.update_load_avg(cfs, se, upd::UPDATE_TG);
         }
         let now = self.now;
         let e = &mut self.entities[se as usize];
@@ -190,6 +200,7 @@ impl Sched {
         if self.entities[se as usize].on_rq {
             self.update_curr(cfs);
             self.__enqueue_entity(cfs, se);
+            self.update_load_avg(cfs, se, 0);
         }
         self.cfs_rqs[cfs].curr = None;
     }

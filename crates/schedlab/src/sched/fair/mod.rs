@@ -10,8 +10,10 @@
 pub mod class;
 pub mod eevdf;
 pub mod entity;
+pub mod load_avg;
 pub mod reweight;
 pub mod tree;
+pub mod util_est;
 pub mod weights;
 
 pub use eevdf::{dequeue, enqueue};

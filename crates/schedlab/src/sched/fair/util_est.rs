@@ -1,0 +1,194 @@
+//! util_est, v6.8+ form (spec fair §4), and the CPU utilisation helpers that read it
+//! (§4.5).
+
+use crate::machine::CpuId;
+use crate::sched::features::Feature;
+use crate::sched::pelt::SchedAvg;
+use crate::sched::{Sched, TaskId};
+
+/// UTIL_AVG_UNCHANGED: MSB of util_est, set at each estimate update and cleared when PELT
+/// recomputes util_avg (spec fair §4.1).
+pub const UTIL_AVG_UNCHANGED: u32 = 0x8000_0000;
+/// UTIL_EST_WEIGHT_SHIFT: the EWMA weight is 1/4.
+pub const UTIL_EST_WEIGHT_SHIFT: u32 = 2;
+/// UTIL_EST_MARGIN = SCHED_CAPACITY_SCALE / 100.
+pub const UTIL_EST_MARGIN: u64 = 1024 / 100;
+
+/// cfs_se_util_change: PELT moved util_avg, so the next sleep may update the estimate.
+/// (The kernel also clears it at the sleep dequeue's own PELT update when that crosses a
+/// period boundary, so the next sleep may update again.)
+pub fn cfs_se_util_change(avg: &mut SchedAvg) {
+    avg.util_est &= !UTIL_AVG_UNCHANGED;
+}
+
+/// The EWMA step of util_est_update for a task whose util_avg at sleep is `dequeued`
+/// and runnable_avg is `runnable` (spec fair §4.3 steps 2–8). Returns the new field.
+pub fn util_est_next(util_est: u32, dequeued: u64, runnable: u64) -> u32 {
+    if util_est & UTIL_AVG_UNCHANGED != 0 {
+        return util_est;
+    }
+    let ewma = util_est as u64;
+    let ewma = if ewma <= dequeued {
+        dequeued
+    } else {
+        let diff = ewma - dequeued;
+        if diff < UTIL_EST_MARGIN || dequeued + UTIL_EST_MARGIN < runnable {
+            ewma
+        } else {
+            ((ewma << UTIL_EST_WEIGHT_SHIFT) - diff) >> UTIL_EST_WEIGHT_SHIFT
+        }
+    };
+    ewma as u32 | UTIL_AVG_UNCHANGED
+}
+
+impl Sched {
+    /// task_util(p) = util_avg.
+    pub fn task_util(&self, p: TaskId) -> u64 {
+        self.entities[self.tasks[p].se as usize].avg.util_avg
+    }
+
+    /// task_runnable(p) = runnable_avg.
+    pub fn task_runnable(&self, p: TaskId) -> u64 {
+        self.entities[self.tasks[p].se as usize].avg.runnable_avg
+    }
+
+    /// _task_util_est(p): the estimate without the flag.
+    pub fn _task_util_est(&self, p: TaskId) -> u64 {
+        (self.entities[self.tasks[p].se as usize].avg.util_est & !UTIL_AVG_UNCHANGED) as u64
+    }
+
+    /// task_util_est(p) = max(task_util, _task_util_est).
+    pub fn task_util_est(&self, p: TaskId) -> u64 {
+        self.task_util(p).max(self._task_util_est(p))
+    }
+
+    /// util_est_enqueue: add p's estimate to its CPU's root cfs_rq (spec fair §4.2).
+    pub(crate) fn util_est_enqueue(&mut self, cpu: CpuId, p: TaskId) {
+        if !self.features.on(Feature::UTIL_EST) {
+            return;
+        }
+        let est = self._task_util_est(p) as u32;
+        let root = self.rqs[cpu].cfs;
+        self.cfs_rqs[root].avg.util_est += est;
+    }
+
+    /// util_est_dequeue: take it away again, saturating (spec fair §4.2).
+    pub(crate) fn util_est_dequeue(&mut self, cpu: CpuId, p: TaskId) {
+        if !self.features.on(Feature::UTIL_EST) {
+            return;
+        }
+        let est = self._task_util_est(p) as u32;
+        let root = self.rqs[cpu].cfs;
+        let e = &mut self.cfs_rqs[root].avg.util_est;
+        *e = e.saturating_sub(est);
+    }
+
+    /// util_est_update at a sleep dequeue, before the entity dequeue (spec fair §4.3).
+    pub(crate) fn util_est_update(&mut self, p: TaskId, task_sleep: bool) {
+        if !self.features.on(Feature::UTIL_EST) || !task_sleep {
+            return;
+        }
+        let dequeued = self.task_util(p);
+        let runnable = self.task_runnable(p);
+        let sa = &mut self.entities[self.tasks[p].se as usize].avg;
+        let before = sa.util_est;
+        sa.util_est = util_est_next(before, dequeued, runnable);
+        let after = sa.util_est;
+        if let Some(log) = &mut self.util_est_log {
+            log.push(crate::sched::UtilEstRecord {
+                at: self.now,
+                task: p,
+                dequeued,
+                runnable,
+                before,
+                after,
+            });
+        }
+    }
+
+    /// cpu_util(cpu, p, dst_cpu, boost) (spec fair §4.5). `dst_cpu = None` is the
+    /// kernel's −1.
+    pub fn cpu_util(
+        &self,
+        cpu: CpuId,
+        p: Option<TaskId>,
+        dst_cpu: Option<CpuId>,
+        boost: bool,
+    ) -> u64 {
+        let root = &self.cfs_rqs[self.rqs[cpu].cfs];
+        let mut util = root.avg.util_avg;
+        if boost {
+            util = util.max(root.avg.runnable_avg);
+        }
+        if let Some(p) = p {
+            let on_this = self.tasks[p].cpu == cpu;
+            if on_this && dst_cpu != Some(cpu) {
+                util = util.saturating_sub(self.task_util(p));
+            } else if !on_this && dst_cpu == Some(cpu) {
+                util += self.task_util(p);
+            }
+        }
+        if self.features.on(Feature::UTIL_EST) {
+            let mut est = (root.avg.util_est & !UTIL_AVG_UNCHANGED) as u64;
+            if let Some(p) = p {
+                if dst_cpu == Some(cpu) {
+                    est += self._task_util_est(p);
+                } else if self.tasks[p].cpu == cpu
+                    && (self.tasks[p].on_rq || self.rqs[cpu].curr == Some(p))
+                {
+                    est = est.saturating_sub(self._task_util_est(p));
+                }
+            }
+            util = util.max(est);
+        }
+        util.min(self.machine.arch_scale_cpu_capacity(cpu))
+    }
+
+    /// cpu_util_cfs(cpu) = cpu_util(cpu, NULL, −1, 0).
+    pub fn cpu_util_cfs(&self, cpu: CpuId) -> u64 {
+        self.cpu_util(cpu, None, None, false)
+    }
+
+    /// cpu_util_cfs_boost(cpu) = cpu_util(cpu, NULL, −1, 1).
+    pub fn cpu_util_cfs_boost(&self, cpu: CpuId) -> u64 {
+        self.cpu_util(cpu, None, None, true)
+    }
+
+    /// cpu_util_without(cpu, p): the CPU's utilisation if p were not there.
+    pub fn cpu_util_without(&self, cpu: CpuId, p: TaskId) -> u64 {
+        if self.tasks[p].cpu != cpu
+            || self.entities[self.tasks[p].se as usize]
+                .avg
+                .last_update_time
+                == 0
+        {
+            return self.cpu_util(cpu, None, None, false);
+        }
+        self.cpu_util(cpu, Some(p), None, false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ewma_rises_at_once_and_falls_by_a_quarter() {
+        // From 0, a dequeued util of 300 is taken at once.
+        assert_eq!(util_est_next(0, 300, 300), 300 | UTIL_AVG_UNCHANGED);
+        // Unchanged flag set: no update.
+        let flagged = 300 | UTIL_AVG_UNCHANGED;
+        assert_eq!(util_est_next(flagged, 100, 100), flagged);
+        // Falls: 300 → 300 − (300−100)/4 = 250.
+        assert_eq!(util_est_next(300, 100, 100), 250 | UTIL_AVG_UNCHANGED);
+        // Within the 1% margin (diff < 10): kept.
+        assert_eq!(util_est_next(300, 291, 291), 300 | UTIL_AVG_UNCHANGED);
+        assert_eq!(util_est_next(300, 290, 290), 297 | UTIL_AVG_UNCHANGED);
+        // The task waited (runnable > util + margin): kept.
+        assert_eq!(util_est_next(300, 100, 111), 300 | UTIL_AVG_UNCHANGED);
+        assert_eq!(util_est_next(300, 100, 110), 250 | UTIL_AVG_UNCHANGED);
+        // Rounding of the shift: (4·301 − 200) >> 2 = 251.
+        assert_eq!(util_est_next(301, 101, 101), 251 | UTIL_AVG_UNCHANGED);
+        assert_eq!(util_est_next(302, 101, 101), 251 | UTIL_AVG_UNCHANGED);
+    }
+}
