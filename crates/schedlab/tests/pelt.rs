@@ -231,3 +231,35 @@ fn util_est_ewma_follows_the_hand_computation() {
     );
     assert_eq!(s.sched.invariant_violations, 0);
 }
+
+#[test]
+fn shorter_half_life_runs_the_pelt_clock_faster() {
+    // With an 8 ms half-life the PELT clock runs 4× faster: a hog's util_avg at t equals
+    // the mainline value at 4t (to the rounding of where the ticks fall).
+    let util_at = |halflife: u32, t: u64| {
+        let mut sc = scenario("smp:1", 1);
+        sc.pelt_halflife_ms = halflife;
+        let wl = Workload {
+            tasks: vec![hog("h", 0, None)],
+            ..Workload::default()
+        };
+        let mut s = schedlab::experiment::run::prepare(&sc, wl).unwrap();
+        s.run_until(t);
+        s.sched.entities[0].avg.util_avg
+    };
+    for t in [8 * MS, 20 * MS, 40 * MS] {
+        let fast = util_at(8, t);
+        let slow = util_at(32, 4 * t);
+        assert!(fast.abs_diff(slow) <= 3, "t={t}: {fast} vs {slow}");
+        assert!(fast > util_at(32, t) + 50, "t={t}");
+    }
+    // 16 ms sits in between, at 2×.
+    assert!(util_at(16, 12 * MS).abs_diff(util_at(32, 24 * MS)) <= 3);
+    // Anything else is refused with a fix.
+    let mut sc = scenario("smp:1", 1);
+    sc.pelt_halflife_ms = 20;
+    let Err(err) = schedlab::experiment::run::prepare(&sc, Workload::default()) else {
+        panic!("a 20 ms half-life was accepted");
+    };
+    assert!(err.to_string().contains("8ms"), "{err}");
+}

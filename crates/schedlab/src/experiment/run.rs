@@ -59,8 +59,9 @@ pub fn prepare(scenario: &Scenario, workload: Workload) -> Result<Simulation, In
             }
         }
     }
+    let lshift = pelt_lshift(scenario.pelt_halflife_ms)?;
     let duration = scenario.duration_ns.or(workload.duration_ns);
-    Simulation::new(
+    let mut sim = Simulation::new(
         machine,
         features,
         scenario.hz,
@@ -68,7 +69,24 @@ pub fn prepare(scenario: &Scenario, workload: Workload) -> Result<Simulation, In
         workload,
         duration,
     )
-    .map_err(|e| InputError::new("workload", e))
+    .map_err(|e| InputError::new("workload", e))?;
+    sim.sched.cfg.pelt_lshift = lshift;
+    Ok(sim)
+}
+
+/// sched_pelt_lshift for a half-life: the PELT clock runs 2^lshift times faster, so the
+/// 32-period half-life becomes 32 / 2^lshift ms (spec fair §3.12).
+pub fn pelt_lshift(halflife_ms: u32) -> Result<u32, InputError> {
+    match halflife_ms {
+        32 => Ok(0),
+        16 => Ok(1),
+        8 => Ok(2),
+        other => Err(InputError::new(
+            "pelt-halflife",
+            format!("{other} ms is not a PELT half-life the kernel offers"),
+        )
+        .with_fix("use 32ms (mainline), 16ms or 8ms (Android sched_pelt_multiplier 2 or 4)")),
+    }
 }
 
 /// Run a prepared simulation. `invariant_every` overrides how often invariants are
@@ -127,6 +145,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             seed: scenario.seed,
             hz: s.cfg.hz,
             preempt: s.cfg.preempt.name().to_string(),
+            pelt_halflife_ms: 32 >> s.cfg.pelt_lshift,
             duration_ns: sim.stop_at,
             workloads: scenario.workloads.clone(),
         },

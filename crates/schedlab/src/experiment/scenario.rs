@@ -51,6 +51,8 @@ pub struct Scenario {
     pub duration_ns: Option<Ns>,
     pub hz: u32,
     pub preempt: PreemptModel,
+    /// PELT half-life in ms: 32 (mainline), 16 or 8 (Android's sched_pelt_multiplier 2, 4).
+    pub pelt_halflife_ms: u32,
     /// `-w` arguments, `FRONTEND ARGS…`.
     pub workloads: Vec<String>,
     /// Folder that relative workload paths start from.
@@ -66,6 +68,7 @@ impl Default for Scenario {
             duration_ns: None,
             hz: 250,
             preempt: PreemptModel::Full,
+            pelt_halflife_ms: 32,
             workloads: Vec::new(),
             base_dir: PathBuf::from("."),
         }

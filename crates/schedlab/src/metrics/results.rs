@@ -23,6 +23,7 @@ pub struct ScenarioEcho {
     pub seed: u64,
     pub hz: u32,
     pub preempt: String,
+    pub pelt_halflife_ms: u32,
     pub duration_ns: u64,
     pub workloads: Vec<String>,
 }
