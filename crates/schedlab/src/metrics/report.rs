@@ -20,7 +20,7 @@ fn counters(out: &mut String, r: &RunResult) {
     let what = if sc.workloads.is_empty() {
         "schedlab run".to_string()
     } else {
-        format!("schedlab run -w {}", sc.workloads.join(" -w "))
+        sc.workloads.join(" + ")
     };
     let _ = writeln!(
         out,
@@ -157,7 +157,7 @@ fn group(v: u64) -> String {
     let digits = v.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
