@@ -1,1 +1,57 @@
-fn main() {}
+//! `schedlab`: command-line front end. Subcommands: run, features, machines, bench.
+//! Flags and their precedence over scenario files: docs/scenario.md.
+//!
+//! Exit codes: 0 success, 1 an I/O failure (e.g. the --json file could not be written),
+//! 2 bad input (our own checks and clap's usage errors alike). Every error is one line
+//! `schedlab: error: …` on stderr.
+
+mod bench;
+mod cli_error;
+mod lists;
+mod output;
+mod run;
+
+use clap::{Parser, Subcommand};
+use cli_error::CliError;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "schedlab",
+    version,
+    about = "Deterministic simulator of the Linux fair scheduler (EEVDF)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario (a TOML file and/or flags) and report perf-stat-style counters.
+    Run(run::RunArgs),
+    /// List every scheduler feature: name, kernel default, meaning.
+    Features,
+    /// List the machine presets.
+    Machines,
+    /// Measure simulation speed on the standard benchmark scenario.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Features => lists::features(),
+        Command::Machines => lists::machines(),
+        Command::Bench(args) => bench::bench(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("schedlab: error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

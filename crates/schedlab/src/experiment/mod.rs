@@ -3,6 +3,8 @@
 pub mod bench;
 pub mod run;
 pub mod scenario;
+pub mod scenario_toml;
 
 pub use run::run_scenario;
 pub use scenario::{PreemptModel, Scenario};
+pub use scenario_toml::{load_scenario, parse_scenario};

@@ -5,6 +5,7 @@ use super::Scenario;
 use crate::engine::sim::Simulation;
 use crate::error::InputError;
 use crate::machine::presets::machine_from_name;
+use crate::machine::Machine;
 use crate::metrics::{CpuResult, PerfStat, RunResult, ScenarioEcho, SimStats, TaskResult};
 use crate::sched::features::Features;
 use crate::workload::{build_workload, Workload};
@@ -12,6 +13,8 @@ use std::time::Instant;
 
 /// Build the workload from the scenario's `-w` arguments and run it.
 pub fn run_scenario(scenario: &Scenario) -> Result<RunResult, InputError> {
+    // Settings first: a typo in a feature name is reported before any workload file is read.
+    check_settings(scenario)?;
     if scenario.workloads.is_empty() {
         return Err(InputError::new("scenario", "no workload given")
             .with_fix("add -w 'rtapp FILE.json' or a `workloads` list in the scenario file"));
@@ -31,13 +34,7 @@ pub fn run_workload(scenario: &Scenario, workload: Workload) -> Result<RunResult
 
 /// Validate the scenario and set up the simulation without running it.
 pub fn prepare(scenario: &Scenario, workload: Workload) -> Result<Simulation, InputError> {
-    let machine = machine_from_name(&scenario.machine)?;
-    let mut features = Features::default();
-    features.apply_list(&scenario.features, "features")?;
-    if scenario.hz == 0 {
-        return Err(InputError::new("hz", "the tick rate must be positive")
-            .with_fix("use a kernel HZ value such as 100, 250 or 1000"));
-    }
+    let (machine, features) = check_settings(scenario)?;
     let n = machine.nr_cpus();
     for t in &workload.tasks {
         if let Some(cpus) = &t.cpus {
@@ -87,6 +84,18 @@ pub fn pelt_lshift(halflife_ms: u32) -> Result<u32, InputError> {
         )
         .with_fix("use 32ms (mainline), 16ms or 8ms (Android sched_pelt_multiplier 2 or 4)")),
     }
+}
+
+/// Check the scenario's machine, features and tick rate; build the first two.
+pub fn check_settings(scenario: &Scenario) -> Result<(Machine, Features), InputError> {
+    let machine = machine_from_name(&scenario.machine)?;
+    let mut features = Features::default();
+    features.apply_list(&scenario.features, "features")?;
+    if scenario.hz == 0 {
+        return Err(InputError::new("hz", "the tick rate must be positive")
+            .with_fix("use a kernel HZ value such as 100, 250 or 1000"));
+    }
+    Ok((machine, features))
 }
 
 /// Run a prepared simulation. `invariant_every` overrides how often invariants are

@@ -9,6 +9,17 @@ pub const MAX_CPUS: usize = 4096;
 /// Names accepted by [`machine_from_name`], for error messages and `schedlab machines`.
 pub const PRESET_NAMES: &[&str] = &["smp:N"];
 
+/// One-line description of a preset in [`PRESET_NAMES`] (`schedlab machines`).
+pub fn preset_description(name: &str) -> Option<&'static str> {
+    match name {
+        "smp:N" => Some(
+            "N identical CPUs (capacity 1024, 2 GHz), one core each, one shared LLC, one node; \
+             1 <= N <= 4096",
+        ),
+        _ => None,
+    }
+}
+
 /// Build a machine from a preset name.
 pub fn machine_from_name(name: &str) -> Result<Machine, InputError> {
     let origin = format!("machine '{name}'");
@@ -68,5 +79,11 @@ mod tests {
         assert!(machine_from_name("smp:x").is_err());
         let e = machine_from_name("cray-1").unwrap_err();
         assert!(e.to_string().contains("unknown machine"));
+        for name in PRESET_NAMES {
+            assert!(
+                preset_description(name).is_some(),
+                "{name} has no description"
+            );
+        }
     }
 }

@@ -1,0 +1,77 @@
+//! Where results go: the `--json` target, checked before the run and written atomically.
+
+use crate::cli_error::CliError;
+use schedlab::InputError;
+use std::ffi::OsString;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// `--json -` (stdout) or `--json FILE`.
+pub enum JsonTarget {
+    Stdout,
+    File(PathBuf),
+}
+
+impl JsonTarget {
+    /// Parse and check the target before the run, so a typo costs no simulation time.
+    pub fn from_arg(arg: &str) -> Result<Self, InputError> {
+        if arg == "-" {
+            return Ok(JsonTarget::Stdout);
+        }
+        let path = PathBuf::from(arg);
+        let origin = format!("--json {arg}");
+        if arg.is_empty() || path.file_name().is_none() {
+            return Err(InputError::new(origin, "not a file name")
+                .with_fix("give a file such as out.json, or - for stdout"));
+        }
+        if path.is_dir() {
+            return Err(InputError::new(origin, "is a folder")
+                .with_fix("give a file name inside it, such as out.json"));
+        }
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !parent.is_dir() {
+            return Err(InputError::new(
+                origin,
+                format!("the folder '{}' does not exist", parent.display()),
+            )
+            .with_fix("create it first, or write the file elsewhere"));
+        }
+        Ok(JsonTarget::File(path))
+    }
+
+    pub fn write(&self, text: &str) -> Result<(), CliError> {
+        match self {
+            JsonTarget::Stdout => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(text.as_bytes())?;
+                out.flush()?;
+                Ok(())
+            }
+            JsonTarget::File(path) => write_atomic(path, text)
+                .map_err(|e| CliError::Io(format!("--json {}: cannot write: {e}", path.display()))),
+        }
+    }
+}
+
+/// Write `FILE.tmp`, flush it to disk, then rename it over `FILE`: readers see either the
+/// old file or the complete new one, never a partial document. The temporary file is
+/// removed on failure.
+fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut tmp_name = OsString::from(path.as_os_str());
+    tmp_name.push(".tmp");
+    let tmp = PathBuf::from(tmp_name);
+    let result = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}

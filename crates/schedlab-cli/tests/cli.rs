@@ -1,0 +1,345 @@
+//! The `schedlab` binary end to end: listings, input errors (exit 2, one line on stderr),
+//! and full runs of examples/two-hogs.toml (these need the rt-app front end).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Run the binary from the repository root.
+fn schedlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the schedlab binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh folder under the system temp dir, unique to this test.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Exit code 2 and exactly one line `schedlab: error: …` on stderr; returns that line.
+fn expect_input_error(o: &Output) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert!(err.starts_with("schedlab: error: "), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+fn write_scenario(dir: &Path, text: &str) -> String {
+    let file = dir.join("s.toml");
+    std::fs::write(&file, text).unwrap();
+    file.display().to_string()
+}
+
+// ---- listings ----
+
+#[test]
+fn features_lists_every_feature_with_default_and_meaning() {
+    let o = schedlab(&["features"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let line = |name: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name} missing from\n{out}"))
+            .to_string()
+    };
+    let dd = line("DELAY_DEQUEUE");
+    assert!(dd.split_whitespace().nth(1) == Some("on"), "{dd}");
+    assert!(dd.contains("negative lag"), "meaning column: {dd}");
+    assert!(line("RUN_TO_PARITY").contains(" on "));
+    assert!(line("NEXT_BUDDY").contains(" off "));
+}
+
+#[test]
+fn machines_lists_presets_with_descriptions() {
+    let o = schedlab(&["machines"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let smp = out.lines().find(|l| l.starts_with("smp:N")).expect(&out);
+    assert!(smp.contains("identical CPUs"), "{smp}");
+}
+
+#[test]
+fn bench_reports_speed() {
+    let o = schedlab(&["bench", "--secs", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for k in ["events", "wall seconds", "events/s", "simulated/wall"] {
+        assert!(out.contains(k), "{k} missing from\n{out}");
+    }
+    expect_input_error(&schedlab(&["bench", "--secs", "0"]));
+}
+
+// ---- input errors: exit 2, one clear line ----
+
+#[test]
+fn unknown_feature_suggests_the_closest_name() {
+    let err = expect_input_error(&schedlab(&[
+        "run",
+        "-f",
+        "NO_DELAY_DEQUEU",
+        "-w",
+        "rtapp examples/two-hogs.json",
+    ]));
+    assert!(
+        err.contains("unknown sched feature 'NO_DELAY_DEQUEU'"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean DELAY_DEQUEUE"), "{err}");
+}
+
+#[test]
+fn unknown_machine_is_rejected() {
+    let err = expect_input_error(&schedlab(&[
+        "run",
+        "-m",
+        "cray-1",
+        "-w",
+        "rtapp examples/two-hogs.json",
+    ]));
+    assert!(err.contains("unknown machine"), "{err}");
+    assert!(err.contains("smp:N"), "lists the presets: {err}");
+}
+
+#[test]
+fn negative_or_malformed_duration_is_rejected() {
+    let err = expect_input_error(&schedlab(&["run", "-t", "-5s", "-w", "rtapp x.json"]));
+    assert!(err.contains("negative"), "{err}");
+    let err = expect_input_error(&schedlab(&["run", "-t", "5 parsecs", "-w", "rtapp x.json"]));
+    assert!(err.contains("-t/--time"), "{err}");
+}
+
+#[test]
+fn bad_preempt_model_is_rejected() {
+    let err = expect_input_error(&schedlab(&["run", "--preempt", "rt", "-w", "rtapp x.json"]));
+    assert!(err.contains("none, voluntary, full or lazy"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let o = schedlab(&["run", "--bogus"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = schedlab(&["run", "--seed", "minus-one"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = schedlab(&[]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn malformed_toml_reports_line_and_column() {
+    let dir = temp_dir("malformed");
+    let file = write_scenario(&dir, "seed = 1\nmachine = \"smp:2\nhz = 250\n");
+    let err = expect_input_error(&schedlab(&["run", &file]));
+    assert!(err.contains(&format!("{file}:2:")), "{err}");
+    assert!(err.contains("malformed TOML"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unknown_toml_key_names_the_key_and_the_known_keys() {
+    let dir = temp_dir("unknown-key");
+    let file = write_scenario(&dir, "mashine = \"smp:2\"\n");
+    let err = expect_input_error(&schedlab(&["run", &file]));
+    assert!(err.contains(&file), "{err}");
+    assert!(err.contains("unknown key 'mashine'"), "{err}");
+    assert!(err.contains("known keys: machine"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn wrong_toml_type_is_rejected() {
+    let dir = temp_dir("wrong-type");
+    let file = write_scenario(&dir, "seed = \"one\"\n");
+    let err = expect_input_error(&schedlab(&["run", &file]));
+    assert!(err.contains("key 'seed'"), "{err}");
+    assert!(err.contains("expected an integer"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn missing_scenario_file_is_rejected() {
+    let err = expect_input_error(&schedlab(&["run", "no/such/scenario.toml"]));
+    assert!(err.contains("cannot read the scenario file"), "{err}");
+}
+
+#[test]
+fn missing_workload_is_rejected() {
+    let err = expect_input_error(&schedlab(&["run"]));
+    assert!(err.contains("no workload given"), "{err}");
+    let dir = temp_dir("no-workload");
+    let file = write_scenario(&dir, "machine = \"smp:2\"\nduration = \"1s\"\n");
+    let err = expect_input_error(&schedlab(&["run", &file]));
+    assert!(err.contains("no workload given"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn missing_workload_file_is_rejected() {
+    let err = expect_input_error(&schedlab(&["run", "-w", "rtapp no-such-file.json"]));
+    assert!(err.contains("no-such-file.json"), "{err}");
+    let err = expect_input_error(&schedlab(&["run", "-w", "hackbench -g 4"]));
+    assert!(err.contains("unknown workload front end"), "{err}");
+}
+
+#[test]
+fn a_flag_overrides_the_scenario_file() {
+    // The file's machine is valid; the flag's is not, so the error proves the flag won.
+    let err = expect_input_error(&schedlab(&["run", "examples/two-hogs.toml", "-m", "smp:0"]));
+    assert!(err.contains("machine 'smp:0'"), "{err}");
+}
+
+#[test]
+fn json_into_a_missing_folder_fails_cleanly() {
+    let dir = temp_dir("json-missing");
+    let target = dir.join("no-such-folder").join("out.json");
+    let t = target.display().to_string();
+    let o = schedlab(&["run", "examples/two-hogs.toml", "--json", &t]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.starts_with("schedlab: error: --json"), "{err}");
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(!target.exists());
+    assert!(!dir.join("no-such-folder").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- full runs of examples/two-hogs.toml (need the rt-app front end) ----
+
+fn run_json(extra: &[&str]) -> Value {
+    let mut args = vec!["run", "examples/two-hogs.toml", "--json", "-"];
+    args.extend_from_slice(extra);
+    let o = schedlab(&args);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).expect("stdout is exactly one JSON document")
+}
+
+fn has(v: &Value, path: &str) {
+    let mut cur = v;
+    for key in path.split('.') {
+        cur = cur
+            .get(key)
+            .unwrap_or_else(|| panic!("missing key {path} (at '{key}') in {v}"));
+    }
+}
+
+#[test]
+fn two_hogs_json_has_every_documented_key() {
+    let v = run_json(&[]);
+    for k in [
+        "scenario.machine",
+        "scenario.features",
+        "scenario.seed",
+        "scenario.hz",
+        "scenario.preempt",
+        "sim.time_ns",
+        "sim.events",
+        "sim.wall_s",
+        "perf.context_switches",
+        "perf.cpu_migrations",
+        "perf.task_clock_ns",
+        "perf.cpus_utilized",
+    ] {
+        has(&v, k);
+    }
+    let tasks = v["tasks"].as_array().expect("tasks is an array");
+    assert!(!tasks.is_empty());
+    for t in tasks {
+        for k in [
+            "pid",
+            "comm",
+            "policy",
+            "nice",
+            "cpu_time_ns",
+            "wait_time_ns",
+            "nr_switches",
+            "nr_voluntary_switches",
+            "nr_involuntary_switches",
+            "nr_migrations",
+            "wakeup_latency_ns.count",
+            "wakeup_latency_ns.p50",
+            "wakeup_latency_ns.p90",
+            "wakeup_latency_ns.p99",
+            "wakeup_latency_ns.max",
+        ] {
+            has(t, k);
+        }
+    }
+    let cpus = v["cpus"].as_array().expect("cpus is an array");
+    assert_eq!(cpus.len(), 1);
+    for c in cpus {
+        for k in ["cpu", "busy_ns", "idle_ns"] {
+            has(c, k);
+        }
+    }
+    assert_eq!(v["scenario"]["machine"], "smp:1");
+    // The limit comes from the TOML; the run may end sooner if every task exits.
+    assert_eq!(v["scenario"]["duration_ns"], 10_000_000_000u64);
+    assert!(v["sim"]["time_ns"].as_u64().unwrap() <= 10_000_000_000);
+}
+
+#[test]
+fn two_hogs_is_byte_identical_across_runs() {
+    let strip = |mut v: Value| {
+        v["sim"].as_object_mut().unwrap().remove("wall_s");
+        serde_json::to_string(&v).unwrap()
+    };
+    let a = strip(run_json(&[]));
+    let b = strip(run_json(&[]));
+    assert_eq!(a, b);
+}
+
+#[test]
+fn machine_flag_shows_in_the_result() {
+    let v = run_json(&["-m", "smp:2", "-t", "1s"]);
+    assert_eq!(v["scenario"]["machine"], "smp:2");
+    assert_eq!(v["cpus"].as_array().unwrap().len(), 2);
+    assert_eq!(v["scenario"]["duration_ns"], 1_000_000_000u64);
+}
+
+#[test]
+fn two_hogs_human_report() {
+    let o = schedlab(&["run", "examples/two-hogs.toml"]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Performance counter stats for"), "{out}");
+    assert!(
+        out.contains("seconds time elapsed (simulated)") && out.contains("(smp:1, seed 1)"),
+        "{out}"
+    );
+    let o = schedlab(&["run", "examples/two-hogs.toml", "-q"]);
+    assert!(o.status.success());
+    assert!(o.stdout.is_empty() && o.stderr.is_empty());
+}
+
+#[test]
+fn two_hogs_json_file_is_written_whole() {
+    let dir = temp_dir("json-file");
+    let target = dir.join("out.json");
+    let t = target.display().to_string();
+    let o = schedlab(&["run", "examples/two-hogs.toml", "-q", "--json", &t]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(v["scenario"]["machine"], "smp:1");
+    assert!(!dir.join("out.json.tmp").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,233 @@
+//! Human-readable report of one run, in the shape of `perf stat`: the software counters
+//! first, then a per-task table, per-CPU busy time, and anything that went wrong.
+
+use super::results::RunResult;
+use std::fmt::Write;
+
+/// Render `r` for a terminal. Deterministic except for the wall-clock line.
+pub fn render_human(r: &RunResult) -> String {
+    let mut out = String::new();
+    counters(&mut out, r);
+    tasks(&mut out, r);
+    cpus(&mut out, r);
+    footer(&mut out, r);
+    out
+}
+
+fn counters(out: &mut String, r: &RunResult) {
+    let sc = &r.scenario;
+    let p = &r.perf;
+    let what = if sc.workloads.is_empty() {
+        "schedlab run".to_string()
+    } else {
+        sc.workloads.join(" + ")
+    };
+    let _ = writeln!(
+        out,
+        " Performance counter stats for '{what}' ({}, seed {}):\n",
+        sc.machine, sc.seed
+    );
+    let _ = writeln!(
+        out,
+        "{:>18} msec task-clock                #  {:>8.3} CPUs utilized",
+        group_fixed(p.task_clock_ns, 1_000_000, 2),
+        p.cpus_utilized
+    );
+    let _ = writeln!(
+        out,
+        "{:>18}      context-switches",
+        group(p.context_switches)
+    );
+    let _ = writeln!(out, "{:>18}      cpu-migrations", group(p.cpu_migrations));
+    let _ = writeln!(
+        out,
+        "\n{:>18} seconds time elapsed (simulated)\n",
+        group_fixed(r.sim.time_ns, 1_000_000_000, 9)
+    );
+    let features = if sc.features.is_empty() {
+        "kernel defaults".to_string()
+    } else {
+        sc.features.join(" ")
+    };
+    let _ = writeln!(
+        out,
+        "  features: {features}; hz {}; preempt {}\n",
+        sc.hz, sc.preempt
+    );
+}
+
+fn tasks(out: &mut String, r: &RunResult) {
+    let comm_w = r
+        .tasks
+        .iter()
+        .map(|t| t.comm.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(4, 24);
+    let _ = writeln!(
+        out,
+        "{:>7} {:<comm_w$} {:<11} {:>4} {:>12} {:>12} {:>17} {:>6} {:>26}",
+        "PID",
+        "COMM",
+        "POLICY",
+        "NICE",
+        "CPU ms",
+        "WAIT ms",
+        "SWITCHES vol/inv",
+        "MIGR",
+        "WAKEUP LAT p50/p99/max µs"
+    );
+    for t in &r.tasks {
+        let comm: String = t.comm.chars().take(comm_w).collect();
+        let lat = &t.wakeup_latency_ns;
+        let lat = if lat.count == 0 {
+            "-".to_string()
+        } else {
+            format!(
+                "{}/{}/{}",
+                group_fixed(lat.p50, 1_000, 1),
+                group_fixed(lat.p99, 1_000, 1),
+                group_fixed(lat.max, 1_000, 1)
+            )
+        };
+        let _ = writeln!(
+            out,
+            "{:>7} {:<comm_w$} {:<11} {:>4} {:>12} {:>12} {:>17} {:>6} {:>26}",
+            t.pid,
+            comm,
+            t.policy,
+            t.nice,
+            group_fixed(t.cpu_time_ns, 1_000_000, 2),
+            group_fixed(t.wait_time_ns, 1_000_000, 2),
+            format!(
+                "{}/{}",
+                group(t.nr_voluntary_switches),
+                group(t.nr_involuntary_switches)
+            ),
+            group(t.nr_migrations),
+            lat
+        );
+    }
+    out.push('\n');
+}
+
+fn cpus(out: &mut String, r: &RunResult) {
+    let _ = writeln!(out, "{:>5} {:>7} {:>12}", "CPU", "BUSY %", "SWITCHES");
+    for c in &r.cpus {
+        let total = c.busy_ns + c.idle_ns;
+        let pct = if total == 0 {
+            0.0
+        } else {
+            c.busy_ns as f64 * 100.0 / total as f64
+        };
+        let _ = writeln!(
+            out,
+            "{:>5} {:>7.2} {:>12}",
+            c.cpu,
+            pct,
+            group(c.nr_switches)
+        );
+    }
+    out.push('\n');
+}
+
+fn footer(out: &mut String, r: &RunResult) {
+    let s = &r.sim;
+    let _ = writeln!(
+        out,
+        "  stopped: {}; {} events in {:.3} s wall",
+        s.stop_reason,
+        group(s.events),
+        s.wall_s
+    );
+    if s.invariant_violations > 0 {
+        let _ = writeln!(
+            out,
+            "  INVARIANT VIOLATIONS: {} (a model bug; first messages below)",
+            group(s.invariant_violations)
+        );
+        for m in &s.invariant_messages {
+            let _ = writeln!(out, "    {m}");
+        }
+    }
+}
+
+/// `1234567` → `"1,234,567"`.
+fn group(v: u64) -> String {
+    let digits = v.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// `v / unit` with `decimals` digits (rounded half up) and a grouped integer part, in
+/// integer arithmetic so the text never depends on float formatting.
+fn group_fixed(v: u64, unit: u64, decimals: u32) -> String {
+    let scale = 10u128.pow(decimals);
+    let scaled = (v as u128 * scale + unit as u128 / 2) / unit as u128;
+    let int = (scaled / scale) as u64;
+    if decimals == 0 {
+        return group(int);
+    }
+    let frac = scaled % scale;
+    format!("{}.{:0width$}", group(int), frac, width = decimals as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::bench::mixed_workload;
+    use crate::experiment::run::run_workload;
+    use crate::experiment::Scenario;
+    use crate::time::NSEC_PER_MSEC;
+
+    #[test]
+    fn number_formatting() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1000), "1,000");
+        assert_eq!(group(1234567), "1,234,567");
+        assert_eq!(group_fixed(12_345_678_901, 1_000_000, 2), "12,345.68");
+        assert_eq!(
+            group_fixed(10_000_000_000, 1_000_000_000, 9),
+            "10.000000000"
+        );
+        assert_eq!(group_fixed(1_550, 1_000, 1), "1.6");
+        assert_eq!(group_fixed(5, 1, 0), "5");
+    }
+
+    #[test]
+    fn report_has_perf_stat_shape() {
+        let sc = Scenario {
+            machine: "smp:2".into(),
+            duration_ns: Some(200 * NSEC_PER_MSEC),
+            ..Scenario::default()
+        };
+        let r = run_workload(&sc, mixed_workload(2, 2, 2)).unwrap();
+        let text = render_human(&r);
+        assert!(
+            text.starts_with(" Performance counter stats for 'schedlab run' (smp:2, seed 1):"),
+            "{text}"
+        );
+        for needle in [
+            "msec task-clock",
+            "CPUs utilized",
+            "context-switches",
+            "cpu-migrations",
+            "0.200000000 seconds time elapsed (simulated)",
+            "hog-0",
+            "periodic-1",
+            "SCHED_OTHER",
+            "BUSY %",
+            "stopped: time_limit",
+        ] {
+            assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+        }
+        assert!(!text.contains("INVARIANT"), "{text}");
+    }
+}
