@@ -33,6 +33,9 @@ pub struct RunArgs {
     /// Preemption model: none, voluntary, full, lazy.
     #[arg(long)]
     preempt: Option<String>,
+    /// PELT half-life: 32ms (mainline), 16ms or 8ms (Android's sched_pelt_multiplier).
+    #[arg(long, value_name = "32ms|16ms|8ms")]
+    pelt_halflife: Option<String>,
     /// Workload 'FRONTEND ARGS…', e.g. 'rtapp two-hogs.json'; repeatable. Replaces the
     /// scenario file's list; relative paths start at the current directory.
     #[arg(short, long = "workload")]
@@ -92,6 +95,10 @@ fn build_scenario(args: &RunArgs) -> Result<Scenario, InputError> {
             InputError::new("--preempt", format!("unknown preemption model '{p}'"))
                 .with_fix("use none, voluntary, full or lazy")
         })?;
+    }
+    if let Some(h) = &args.pelt_halflife {
+        sc.pelt_halflife_ms = schedlab::experiment::scenario::parse_pelt_halflife(h)
+            .map_err(|m| InputError::new("--pelt-halflife", m))?;
     }
     if !args.workload.is_empty() {
         sc.workloads = args.workload.clone();

@@ -95,6 +95,7 @@ pub fn check_settings(scenario: &Scenario) -> Result<(Machine, Features), InputE
         return Err(InputError::new("hz", "the tick rate must be positive")
             .with_fix("use a kernel HZ value such as 100, 250 or 1000"));
     }
+    pelt_lshift(scenario.pelt_halflife_ms)?;
     Ok((machine, features))
 }
 

@@ -74,3 +74,13 @@ impl Default for Scenario {
         }
     }
 }
+
+/// Parse a PELT half-life such as `8ms` into milliseconds (checked later against the values
+/// the kernel offers).
+pub fn parse_pelt_halflife(s: &str) -> Result<u32, String> {
+    let ns = crate::time::parse_duration(s)?;
+    if ns % 1_000_000 != 0 || ns == 0 {
+        return Err(format!("'{s}' is not a whole number of milliseconds"));
+    }
+    u32::try_from(ns / 1_000_000).map_err(|_| format!("'{s}' is too long"))
+}

@@ -7,6 +7,7 @@
 //! duration = "10s"                       # a string with a unit; bare numbers are refused
 //! hz = 250
 //! preempt = "full"
+//! pelt_halflife = "32ms"                 # 32ms, 16ms or 8ms
 //! workloads = ["rtapp two-hogs.json"]    # relative paths start at this file's folder
 //! ```
 //!
@@ -27,6 +28,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "duration",
     "hz",
     "preempt",
+    "pelt_halflife",
     "workloads",
 ];
 
@@ -85,6 +87,12 @@ pub fn parse_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<Scena
                 sc.preempt = PreemptModel::from_name(&s).ok_or_else(|| {
                     InputError::new(at(), format!("unknown preemption model '{s}'"))
                         .with_fix("use none, voluntary, full or lazy")
+                })?;
+            }
+            "pelt_halflife" => {
+                let s = string(value, &at)?;
+                sc.pelt_halflife_ms = super::scenario::parse_pelt_halflife(&s).map_err(|m| {
+                    InputError::new(at(), m).with_fix("use \"32ms\", \"16ms\" or \"8ms\"")
                 })?;
             }
             "workloads" => sc.workloads = workloads(value, &at)?,
