@@ -36,6 +36,9 @@ pub struct RunArgs {
     /// PELT half-life: 32ms (mainline), 16ms or 8ms (Android's sched_pelt_multiplier).
     #[arg(long, value_name = "32ms|16ms|8ms")]
     pelt_halflife: Option<String>,
+    /// CPU frequency governor: schedutil, performance, powersave or fixed:MHZ.
+    #[arg(long, value_name = "GOVERNOR")]
+    governor: Option<String>,
     /// Workload 'FRONTEND ARGS…', e.g. 'rtapp two-hogs.json'; repeatable. Replaces the
     /// scenario file's list; relative paths start at the current directory.
     #[arg(short, long = "workload")]
@@ -99,6 +102,12 @@ fn build_scenario(args: &RunArgs) -> Result<Scenario, InputError> {
     if let Some(h) = &args.pelt_halflife {
         sc.pelt_halflife_ms = schedlab::experiment::scenario::parse_pelt_halflife(h)
             .map_err(|m| InputError::new("--pelt-halflife", m))?;
+    }
+    if let Some(g) = &args.governor {
+        sc.governor = schedlab::sched::cpufreq_schedutil::Governor::from_name(g).map_err(|m| {
+            InputError::new("--governor", m)
+                .with_fix("use schedutil, performance, powersave or fixed:MHZ (e.g. fixed:1401)")
+        })?;
     }
     if !args.workload.is_empty() {
         sc.workloads = args.workload.clone();

@@ -26,6 +26,8 @@ pub enum Event {
     Tick(CpuId),
     /// The high-resolution slice timer (HRTICK) on `cpu`.
     HrTick(CpuId),
+    /// A governor's frequency decision for a frequency domain takes effect.
+    FreqChange(usize),
 }
 
 /// The per-CPU timers, one slot each.
@@ -168,6 +170,7 @@ impl EventBits {
             Event::WorkDone(c) => EventBits(3, c as u32, 0),
             Event::Tick(c) => EventBits(4, c as u32, 0),
             Event::HrTick(c) => EventBits(5, c as u32, 0),
+            Event::FreqChange(d) => EventBits(6, d as u32, 0),
         }
     }
 
@@ -179,7 +182,8 @@ impl EventBits {
             2 => Event::WakeArrive { task: a, cpu: b },
             3 => Event::WorkDone(a),
             4 => Event::Tick(a),
-            _ => Event::HrTick(a),
+            5 => Event::HrTick(a),
+            _ => Event::FreqChange(a),
         }
     }
 }

@@ -135,6 +135,7 @@ impl Simulation {
             Event::WakeArrive { task, cpu } => s.wake_arrive(task, cpu),
             Event::Tick(cpu) => s.sched_tick(cpu),
             Event::HrTick(cpu) => s.hrtick(cpu),
+            Event::FreqChange(d) => s.apply_freq_change(d),
         }
     }
 }

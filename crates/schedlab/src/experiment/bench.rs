@@ -3,7 +3,10 @@
 
 use super::run::{execute, prepare};
 use super::Scenario;
+use crate::error::InputError;
+use crate::machine::presets::machine_from_name;
 use crate::metrics::RunResult;
+use crate::sched::cpufreq_schedutil::Governor;
 use crate::time::{Ns, NSEC_PER_MSEC, NSEC_PER_SEC};
 use crate::workload::program::TimerSpec;
 use crate::workload::{Op, Policy, TaskSpec, TimerMode, Workload};
@@ -60,11 +63,19 @@ pub fn mixed_workload(hogs: usize, periodic: usize, nr_cpus: usize) -> Workload 
 
 /// Run the standard benchmark: 64 hogs + 64 periodic tasks on smp:8 for `secs`.
 pub fn standard(secs: u64) -> RunResult {
+    on_machine(secs, "smp:8", Governor::Schedutil).expect("the benchmark scenario is valid")
+}
+
+/// The standard task mix on another machine (8 tasks of each kind per CPU) and governor,
+/// e.g. `smp-dvfs:8` with schedutil against performance to price the DVFS loop.
+pub fn on_machine(secs: u64, machine: &str, governor: Governor) -> Result<RunResult, InputError> {
     let sc = Scenario {
-        machine: "smp:8".into(),
+        machine: machine.into(),
         duration_ns: Some(secs * NSEC_PER_SEC),
+        governor,
         ..Scenario::default()
     };
-    let sim = prepare(&sc, mixed_workload(64, 64, 8)).expect("the benchmark scenario is valid");
-    execute(&sc, sim, None)
+    let n = machine_from_name(machine)?.nr_cpus();
+    let sim = prepare(&sc, mixed_workload(8 * n, 8 * n, n))?;
+    Ok(execute(&sc, sim, None))
 }

@@ -1,6 +1,7 @@
 //! Scenarios (machine, features, workloads, seed, length) and running them.
 
 pub mod bench;
+mod collect_cpus;
 pub mod run;
 pub mod scenario;
 pub mod scenario_toml;

@@ -6,7 +6,7 @@ use crate::engine::sim::Simulation;
 use crate::error::InputError;
 use crate::machine::presets::machine_from_name;
 use crate::machine::Machine;
-use crate::metrics::{CpuResult, PerfStat, RunResult, ScenarioEcho, SimStats, TaskResult};
+use crate::metrics::{PerfStat, RunResult, ScenarioEcho, SimStats, TaskResult};
 use crate::sched::features::Features;
 use crate::workload::{build_workload, Workload};
 use std::time::Instant;
@@ -68,6 +68,7 @@ pub fn prepare(scenario: &Scenario, workload: Workload) -> Result<Simulation, In
     )
     .map_err(|e| InputError::new("workload", e))?;
     sim.sched.cfg.pelt_lshift = lshift;
+    sim.sched.cpufreq_init(scenario.governor);
     Ok(sim)
 }
 
@@ -147,6 +148,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
         })
         .collect();
     let task_clock_ns: u64 = tasks.iter().map(|t| t.cpu_time_ns).sum();
+    let (cpus, energy) = super::collect_cpus::cpu_results(s);
     RunResult {
         scenario: ScenarioEcho {
             machine: s.machine.name.clone(),
@@ -156,6 +158,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             hz: s.cfg.hz,
             preempt: s.cfg.preempt.name().to_string(),
             pelt_halflife_ms: 32 >> s.cfg.pelt_lshift,
+            governor: s.cpufreq.governor.name(),
             duration_ns: sim.stop_at,
             workloads: scenario.workloads.clone(),
         },
@@ -178,16 +181,8 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             },
         },
         tasks,
-        cpus: s
-            .rqs
-            .iter()
-            .map(|rq| CpuResult {
-                cpu: rq.cpu,
-                busy_ns: time_ns - rq.idle_ns.min(time_ns),
-                idle_ns: rq.idle_ns.min(time_ns),
-                nr_switches: rq.nr_switches,
-            })
-            .collect(),
+        cpus,
+        energy,
     }
 }
 

@@ -8,6 +8,7 @@
 //! hz = 250
 //! preempt = "full"
 //! pelt_halflife = "32ms"                 # 32ms, 16ms or 8ms
+//! governor = "schedutil"                 # performance, powersave, fixed:MHZ
 //! workloads = ["rtapp two-hogs.json"]    # relative paths start at this file's folder
 //! ```
 //!
@@ -29,6 +30,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "hz",
     "preempt",
     "pelt_halflife",
+    "governor",
     "workloads",
 ];
 
@@ -94,6 +96,15 @@ pub fn parse_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<Scena
                 sc.pelt_halflife_ms = super::scenario::parse_pelt_halflife(&s).map_err(|m| {
                     InputError::new(at(), m).with_fix("use \"32ms\", \"16ms\" or \"8ms\"")
                 })?;
+            }
+            "governor" => {
+                let s = string(value, &at)?;
+                sc.governor =
+                    crate::sched::cpufreq_schedutil::Governor::from_name(&s).map_err(|m| {
+                        InputError::new(at(), m).with_fix(
+                            "use schedutil, performance, powersave or fixed:MHZ (e.g. fixed:1401)",
+                        )
+                    })?;
             }
             "workloads" => sc.workloads = workloads(value, &at)?,
             _ => {

@@ -5,7 +5,11 @@
 //! (SMT siblings share one), LLC, package and NUMA node ids, a capacity and a frequency
 //! domain, so topology, asymmetric capacity and OPP tables extend these types in place.
 
+pub mod opp;
+pub mod pixel6;
 pub mod presets;
+
+pub use opp::{IdleState, Opp};
 
 use crate::time::Ns;
 use serde::Serialize;
@@ -31,7 +35,7 @@ pub struct Cpu {
     pub freq_domain: usize,
 }
 
-/// A frequency domain. The first cut has one fixed operating point per domain.
+/// A frequency domain (cpufreq policy; a cluster of one core type on phones).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FreqDomain {
     pub cpus: Vec<CpuId>,
@@ -39,6 +43,34 @@ pub struct FreqDomain {
     pub max_khz: u32,
     /// Frequency the domain runs at, kHz.
     pub cur_khz: u32,
+    /// Operating points, ascending by frequency; the last one is `max_khz`. A domain with a
+    /// single point has a fixed frequency.
+    pub opps: Vec<Opp>,
+    /// cpuinfo.transition_latency (the DT's clock-latency-ns).
+    pub transition_latency_ns: Ns,
+    /// Idle states of this domain's CPUs, shallowest first; empty = the machine's flat
+    /// `costs.idle_exit_ns` and no idle power.
+    pub idle_states: Vec<IdleState>,
+}
+
+impl FreqDomain {
+    /// Index of the OPP the domain runs at.
+    pub fn cur_opp(&self) -> usize {
+        self.opps
+            .iter()
+            .position(|o| o.khz == self.cur_khz)
+            .unwrap_or(self.opps.len() - 1)
+    }
+
+    /// cpufreq_driver_resolve_freq with RELATION_L: the lowest OPP at or above `khz`,
+    /// else the highest.
+    pub fn resolve_freq(&self, khz: u64) -> u32 {
+        self.opps
+            .iter()
+            .find(|o| o.khz as u64 >= khz)
+            .unwrap_or(self.opps.last().expect("a domain has an OPP"))
+            .khz
+    }
 }
 
 /// Hardware costs the scheduler cannot avoid, as named machine parameters.

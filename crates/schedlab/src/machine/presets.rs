@@ -1,13 +1,13 @@
-//! Named machines. `smp:N` — N identical CPUs of capacity 1024 sharing one LLC.
+//! Named machines: `smp:N`, `smp-dvfs:N`, `pixel6`.
 
-use super::{Costs, Cpu, FreqDomain, Machine};
+use super::{Costs, Cpu, FreqDomain, Machine, Opp};
 use crate::error::InputError;
 
 /// Largest machine the simulator accepts; big enough for every seed machine.
 pub const MAX_CPUS: usize = 4096;
 
 /// Names accepted by [`machine_from_name`], for error messages and `schedlab machines`.
-pub const PRESET_NAMES: &[&str] = &["smp:N"];
+pub const PRESET_NAMES: &[&str] = &["smp:N", "smp-dvfs:N", "pixel6"];
 
 /// One-line description of a preset in [`PRESET_NAMES`] (`schedlab machines`).
 pub fn preset_description(name: &str) -> Option<&'static str> {
@@ -15,6 +15,14 @@ pub fn preset_description(name: &str) -> Option<&'static str> {
         "smp:N" => Some(
             "N identical CPUs (capacity 1024, 2 GHz), one core each, one shared LLC, one node; \
              1 <= N <= 4096",
+        ),
+        "smp-dvfs:N" => Some(
+            "N identical CPUs (capacity 1024) in one frequency domain with the GS101 Cortex-X1 \
+             OPP table (500-2802 MHz), energy model and idle states",
+        ),
+        "pixel6" => Some(
+            "Google Pixel 6 (GS101): 4x A55 (124), 2x A76 (427), 2x X1 (1024), one DVFS \
+             domain per cluster, DT OPPs, energy model and idle states",
         ),
         _ => None,
     }
@@ -24,21 +32,35 @@ pub fn preset_description(name: &str) -> Option<&'static str> {
 pub fn machine_from_name(name: &str) -> Result<Machine, InputError> {
     let origin = format!("machine '{name}'");
     if let Some(n) = name.strip_prefix("smp:") {
-        let n: usize = n.parse().map_err(|_| {
-            InputError::new(&origin, "the CPU count after 'smp:' is not a number")
-                .with_fix("write e.g. smp:8")
-        })?;
-        if n == 0 || n > MAX_CPUS {
-            return Err(InputError::new(
-                &origin,
-                format!("a machine needs between 1 and {MAX_CPUS} CPUs, not {n}"),
-            )
-            .with_fix("write e.g. smp:8"));
-        }
-        return Ok(smp(n));
+        return Ok(smp(cpu_count(n, &origin, "smp")?));
+    }
+    if let Some(n) = name.strip_prefix("smp-dvfs:") {
+        return Ok(super::pixel6::smp_dvfs(cpu_count(n, &origin, "smp-dvfs")?));
+    }
+    if name == "pixel6" {
+        return Ok(super::pixel6::pixel6());
     }
     Err(InputError::new(&origin, "unknown machine")
         .with_fix(format!("known presets: {}", PRESET_NAMES.join(", "))))
+}
+
+/// The N of `PREFIX:N`, checked against 1..=MAX_CPUS.
+fn cpu_count(n: &str, origin: &str, prefix: &str) -> Result<usize, InputError> {
+    let n: usize = n.parse().map_err(|_| {
+        InputError::new(
+            origin,
+            format!("the CPU count after '{prefix}:' is not a number"),
+        )
+        .with_fix(format!("write e.g. {prefix}:8"))
+    })?;
+    if n == 0 || n > MAX_CPUS {
+        return Err(InputError::new(
+            origin,
+            format!("a machine needs between 1 and {MAX_CPUS} CPUs, not {n}"),
+        )
+        .with_fix(format!("write e.g. {prefix}:8")));
+    }
+    Ok(n)
 }
 
 /// N identical CPUs, one core each, one LLC, one package, one node, one fixed frequency.
@@ -61,6 +83,14 @@ pub fn smp(n: usize) -> Machine {
             cpus: (0..n).collect(),
             max_khz: 2_000_000,
             cur_khz: 2_000_000,
+            // One fixed operating point; no energy model.
+            opps: vec![Opp {
+                khz: 2_000_000,
+                uv: 0,
+                power_uw: 0,
+            }],
+            transition_latency_ns: 0,
+            idle_states: Vec::new(),
         }],
         costs: Costs::default(),
     }

@@ -39,6 +39,14 @@ fn counters(out: &mut String, r: &RunResult) {
         group(p.context_switches)
     );
     let _ = writeln!(out, "{:>18}      cpu-migrations", group(p.cpu_migrations));
+    if r.energy.total_mj > 0.0 {
+        let _ = writeln!(
+            out,
+            "{:>18} mJ   energy                  #  {:>8.1} mW average power",
+            format!("{:.3}", r.energy.total_mj),
+            r.energy.avg_power_mw
+        );
+    }
     let _ = writeln!(
         out,
         "\n{:>18} seconds time elapsed (simulated)\n",
@@ -51,8 +59,8 @@ fn counters(out: &mut String, r: &RunResult) {
     };
     let _ = writeln!(
         out,
-        "  features: {features}; hz {}; preempt {}\n",
-        sc.hz, sc.preempt
+        "  features: {features}; hz {}; preempt {}; governor {}; PELT half-life {} ms\n",
+        sc.hz, sc.preempt, sc.governor, sc.pelt_halflife_ms
     );
 }
 
@@ -66,7 +74,7 @@ fn tasks(out: &mut String, r: &RunResult) {
         .clamp(4, 24);
     let _ = writeln!(
         out,
-        "{:>7} {:<comm_w$} {:<11} {:>4} {:>12} {:>12} {:>17} {:>6} {:>26}",
+        "{:>7} {:<comm_w$} {:<11} {:>4} {:>12} {:>12} {:>17} {:>6} {:>26} {:>13}",
         "PID",
         "COMM",
         "POLICY",
@@ -75,7 +83,8 @@ fn tasks(out: &mut String, r: &RunResult) {
         "WAIT ms",
         "SWITCHES vol/inv",
         "MIGR",
-        "WAKEUP LAT p50/p99/max µs"
+        "WAKEUP LAT p50/p99/max µs",
+        "UTIL avg/est"
     );
     for t in &r.tasks {
         let comm: String = t.comm.chars().take(comm_w).collect();
@@ -92,7 +101,7 @@ fn tasks(out: &mut String, r: &RunResult) {
         };
         let _ = writeln!(
             out,
-            "{:>7} {:<comm_w$} {:<11} {:>4} {:>12} {:>12} {:>17} {:>6} {:>26}",
+            "{:>7} {:<comm_w$} {:<11} {:>4} {:>12} {:>12} {:>17} {:>6} {:>26} {:>13}",
             t.pid,
             comm,
             t.policy,
@@ -105,14 +114,19 @@ fn tasks(out: &mut String, r: &RunResult) {
                 group(t.nr_involuntary_switches)
             ),
             group(t.nr_migrations),
-            lat
+            lat,
+            format!("{}/{}", t.util_avg, t.util_est)
         );
     }
     out.push('\n');
 }
 
 fn cpus(out: &mut String, r: &RunResult) {
-    let _ = writeln!(out, "{:>5} {:>7} {:>12}", "CPU", "BUSY %", "SWITCHES");
+    let _ = writeln!(
+        out,
+        "{:>5} {:>7} {:>12} {:>12} {:>10}",
+        "CPU", "BUSY %", "SWITCHES", "ENERGY mJ", "BUSY MHz"
+    );
     for c in &r.cpus {
         let total = c.busy_ns + c.idle_ns;
         let pct = if total == 0 {
@@ -120,12 +134,25 @@ fn cpus(out: &mut String, r: &RunResult) {
         } else {
             c.busy_ns as f64 * 100.0 / total as f64
         };
+        let busy: u64 = c.freq_residency.iter().map(|f| f.busy_ns).sum();
+        let mhz = if busy == 0 {
+            "-".to_string()
+        } else {
+            let weighted: u128 = c
+                .freq_residency
+                .iter()
+                .map(|f| f.khz as u128 * f.busy_ns as u128)
+                .sum();
+            format!("{}", weighted / busy as u128 / 1000)
+        };
         let _ = writeln!(
             out,
-            "{:>5} {:>7.2} {:>12}",
+            "{:>5} {:>7.2} {:>12} {:>12.3} {:>10}",
             c.cpu,
             pct,
-            group(c.nr_switches)
+            group(c.nr_switches),
+            c.energy_mj,
+            mhz
         );
     }
     out.push('\n');

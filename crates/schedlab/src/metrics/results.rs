@@ -11,6 +11,31 @@ pub struct RunResult {
     pub perf: PerfStat,
     pub tasks: Vec<TaskResult>,
     pub cpus: Vec<CpuResult>,
+    pub energy: EnergyResult,
+}
+
+/// Energy of the whole machine from the OPP powers (the energy model's view: dynamic
+/// power of busy CPUs, plus idle-state power where the machine defines one).
+#[derive(Debug, Clone, Serialize)]
+pub struct EnergyResult {
+    pub total_mj: f64,
+    pub avg_power_mw: f64,
+}
+
+/// Time at one frequency (cpufreq stats time_in_state: busy or idle).
+#[derive(Debug, Clone, Serialize)]
+pub struct FreqResidency {
+    pub khz: u32,
+    pub ns: u64,
+    /// Of which the CPU was busy.
+    pub busy_ns: u64,
+}
+
+/// Time in one idle state.
+#[derive(Debug, Clone, Serialize)]
+pub struct IdleResidency {
+    pub state: String,
+    pub ns: u64,
 }
 
 /// The settings the run used, after defaults and overrides.
@@ -24,6 +49,7 @@ pub struct ScenarioEcho {
     pub hz: u32,
     pub preempt: String,
     pub pelt_halflife_ms: u32,
+    pub governor: String,
     pub duration_ns: u64,
     pub workloads: Vec<String>,
 }
@@ -89,4 +115,7 @@ pub struct CpuResult {
     pub busy_ns: u64,
     pub idle_ns: u64,
     pub nr_switches: u64,
+    pub energy_mj: f64,
+    pub freq_residency: Vec<FreqResidency>,
+    pub idle_residency: Vec<IdleResidency>,
 }

@@ -40,15 +40,20 @@ impl Sched {
                 avg_dl: Default::default(),
                 avg_hw: Default::default(),
                 avg_irq: Default::default(),
+                idle_calls: 0,
+                uclamp: Default::default(),
+                meter: Default::default(),
             })
             .collect();
-        Sched {
+        let mut s = Sched {
             cfg: SchedConfig {
                 hz,
                 preempt,
                 base_slice: base_slice_for(n),
                 invariant_every: 1,
                 pelt_lshift: 0,
+                uclamp_used: false,
+                sysctl_uclamp: [1024, 1024],
             },
             machine,
             features,
@@ -57,13 +62,17 @@ impl Sched {
             entities: Vec::new(),
             cfs_rqs,
             rqs,
+            cpufreq: Default::default(),
             events: EventQueue::default(),
             resched_now: Vec::new(),
             invariant_violations: 0,
             invariant_messages: Vec::new(),
             switch_log: None,
             util_est_log: None,
-        }
+        };
+        s.cpufreq_init(Default::default());
+        s.meter_init();
+        s
     }
 
     /// Create a task in the New state (sched_fork); it starts with wake_up_new_task.
@@ -133,6 +142,7 @@ impl Sched {
             wakeup_at: None,
             wakeup_latency: LatencyRecorder::default(),
             util_mean: Default::default(),
+            uclamp_req: [0, 1024],
         });
         id
     }
@@ -253,13 +263,14 @@ impl Sched {
         } else {
             0
         };
+        let idle_exit = self.idle_exit_latency(cpu);
         let rq = &mut self.rqs[cpu];
         let mut at = self.now + ipi;
         if rq.curr.is_none() && rq.nr_running == 0 {
             if rq.wake_ready_at > self.now {
                 at = at.max(rq.wake_ready_at);
             } else {
-                at += costs.idle_exit_ns;
+                at += idle_exit;
                 rq.wake_ready_at = at;
             }
         }
@@ -268,6 +279,17 @@ impl Sched {
         } else {
             rq.ttwu_pending += 1;
             self.events.push(at, Event::WakeArrive { task: p, cpu });
+        }
+    }
+
+    /// Exit latency of the idle state an idle CPU is in: the deepest its idle period so far
+    /// justifies (spec workloads §6.2 idle states), or the machine's flat cost.
+    fn idle_exit_latency(&self, cpu: CpuId) -> Ns {
+        let since = self.rqs[cpu].idle_since.unwrap_or(self.now);
+        let d = &self.machine.freq_domains[self.machine.cpus[cpu].freq_domain];
+        match self.idle_state_for(cpu, self.now - since) {
+            Some(state) => d.idle_states[state].exit_latency_ns,
+            None => self.machine.costs.idle_exit_ns,
         }
     }
 
@@ -378,6 +400,7 @@ impl Sched {
             });
         }
         self.settle_progress(cpu);
+        self.meter_account(cpu);
         if let Some(p) = prev {
             let t = &mut self.tasks[p];
             t.on_cpu = false;
@@ -386,6 +409,7 @@ impl Sched {
             }
         } else if let Some(since) = self.rqs[cpu].idle_since.take() {
             self.rqs[cpu].idle_ns += now - since;
+            self.meter_idle_period(cpu, now - since);
         }
         self.rqs[cpu].curr = next;
         match next {
@@ -414,6 +438,7 @@ impl Sched {
             }
             None => {
                 self.rqs[cpu].idle_since = Some(now);
+                self.rqs[cpu].idle_calls += 1;
                 self.events.cancel(cpu, CpuTimer::HrTick);
                 self.events.cancel(cpu, CpuTimer::Work);
             }
@@ -422,7 +447,7 @@ impl Sched {
 
     /// Deduct the work done since the task started progressing, and cancel its pending
     /// completion event.
-    fn settle_progress(&mut self, cpu: CpuId) {
+    pub(crate) fn settle_progress(&mut self, cpu: CpuId) {
         self.events.cancel(cpu, CpuTimer::Work);
         let rq = &mut self.rqs[cpu];
         let Some(p) = rq.curr else {
@@ -437,7 +462,7 @@ impl Sched {
     }
 
     /// (Re-)arm the completion event of the running task's current work.
-    fn arm_work(&mut self, cpu: CpuId) {
+    pub(crate) fn arm_work(&mut self, cpu: CpuId) {
         let Some(p) = self.rqs[cpu].curr else {
             return;
         };
@@ -574,8 +599,10 @@ impl Sched {
                 }
             } else if let Some(since) = self.rqs[cpu].idle_since {
                 self.rqs[cpu].idle_ns += self.now - since;
+                self.meter_idle_period(cpu, self.now - since);
                 self.rqs[cpu].idle_since = Some(self.now);
             }
+            self.meter_account(cpu);
         }
         let now = self.now;
         for t in &mut self.tasks {

@@ -6,10 +6,13 @@
 //! kernel functions they model.
 
 pub mod core;
+pub mod cpufreq_schedutil;
 pub mod fair;
 pub mod features;
 pub mod invariants;
 pub mod pelt;
+pub mod power;
 pub mod state;
+pub mod uclamp;
 
 pub use state::*;

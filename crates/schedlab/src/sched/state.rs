@@ -2,11 +2,14 @@
 //! Entities and cfs_rqs live in arenas indexed by ids so that the hierarchical cfs_rq of
 //! group scheduling (a group entity owning a cfs_rq, `parent` links) fits without a rewrite.
 
+use super::cpufreq_schedutil::Cpufreq;
 use super::fair::load_avg::{Removed, RqClockPelt, UtilMean};
 use super::fair::tree::{EntityId, EntityTree};
 use super::fair::weights::LoadWeight;
 use super::features::Features;
 use super::pelt::SchedAvg;
+use super::power::PowerMeter;
+use super::uclamp::UclampRq;
 use crate::engine::EventQueue;
 use crate::experiment::PreemptModel;
 use crate::machine::{CpuId, Machine};
@@ -159,6 +162,8 @@ pub struct Task {
     pub wakeup_latency: LatencyRecorder,
     /// Time-weighted util_avg accumulator (results' util_avg_mean).
     pub util_mean: UtilMean,
+    /// Requested uclamp (min, max), 0..=1024 (spec fair §5.2).
+    pub uclamp_req: [u32; 2],
 }
 
 impl Task {
@@ -196,6 +201,10 @@ pub struct Rq {
     pub avg_dl: SchedAvg,
     pub avg_hw: SchedAvg,
     pub avg_irq: SchedAvg,
+    /// Times this CPU entered idle (tick_nohz idle calls; schedutil's hold heuristic).
+    pub idle_calls: u64,
+    pub uclamp: UclampRq,
+    pub meter: PowerMeter,
 }
 
 /// Simulation-wide knobs the kernel model reads.
@@ -209,6 +218,10 @@ pub struct SchedConfig {
     pub invariant_every: u64,
     /// sched_pelt_lshift: 0, 1, 2 for PELT half-lives of 32, 16, 8 ms (spec fair §3.12).
     pub pelt_lshift: u32,
+    /// The sched_uclamp_used static key.
+    pub uclamp_used: bool,
+    /// sysctl sched_util_clamp_min / _max (spec fair §5.2).
+    pub sysctl_uclamp: [u32; 2],
 }
 
 impl SchedConfig {
@@ -237,6 +250,7 @@ pub struct Sched {
     pub entities: Vec<SchedEntity>,
     pub cfs_rqs: Vec<CfsRq>,
     pub rqs: Vec<Rq>,
+    pub cpufreq: Cpufreq,
     pub events: EventQueue,
     /// CPUs whose need_resched must be acted on before the current event ends.
     pub resched_now: Vec<CpuId>,

@@ -35,6 +35,7 @@ impl Sched {
         let se = self.tasks[p].se;
         if !self.entities[se as usize].sched_delayed || flags & enqueue::DELAYED != 0 {
             self.util_est_enqueue(cpu, p);
+            self.uclamp_rq_inc(cpu, p);
         }
         if flags & enqueue::DELAYED != 0 {
             self.requeue_delayed_entity(se);
@@ -80,6 +81,7 @@ impl Sched {
             // A delayed dequeue's completion bypasses dequeue_task_fair in the kernel.
             if !self.entities[se as usize].sched_delayed {
                 self.util_est_dequeue(cpu, p);
+                self.uclamp_rq_dec(cpu, p);
             }
             self.util_est_update(p, flags & dequeue::SLEEP != 0);
         }

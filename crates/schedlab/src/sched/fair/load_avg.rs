@@ -345,9 +345,12 @@ impl Sched {
     }
 
     /// cfs_rq_util_change: a root cfs_rq's utilisation moved, tell cpufreq (spec fair
-    /// §3.7). The governors arrive with schedutil; until then there is nobody to tell.
+    /// §3.7).
     fn cfs_rq_util_change(&mut self, cfs: CfsRqId) {
-        let _root = self.cfs_rqs[cfs].owner.is_none();
+        if self.cfs_rqs[cfs].owner.is_none() {
+            let cpu = self.cfs_rqs[cfs].cpu;
+            self.cpufreq_update_util(cpu);
+        }
     }
 
     /// Time-weighted util_avg of a task as a trace reader sees it: the value holds from one

@@ -1,0 +1,70 @@
+//! The per-CPU part of the result document: busy/idle time, time in each frequency and
+//! idle state, and energy.
+
+use crate::metrics::{CpuResult, EnergyResult, FreqResidency, IdleResidency};
+use crate::sched::Sched;
+
+/// µW·ns in one mJ.
+const UW_NS_PER_MJ: f64 = 1e12;
+
+/// Round to 6 decimals so the JSON carries no float noise.
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// CPU results and the machine's energy, from a finished run (after finish_accounting).
+pub fn cpu_results(s: &Sched) -> (Vec<CpuResult>, EnergyResult) {
+    let time_ns = s.now;
+    let mut total: u128 = 0;
+    let cpus = s
+        .rqs
+        .iter()
+        .map(|rq| {
+            let d = &s.machine.freq_domains[s.machine.cpus[rq.cpu].freq_domain];
+            let m = &rq.meter;
+            let energy = m.busy_energy + m.idle_energy;
+            total += energy;
+            CpuResult {
+                cpu: rq.cpu,
+                busy_ns: time_ns - rq.idle_ns.min(time_ns),
+                idle_ns: rq.idle_ns.min(time_ns),
+                nr_switches: rq.nr_switches,
+                energy_mj: round6(energy as f64 / UW_NS_PER_MJ),
+                freq_residency: d
+                    .opps
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| m.time_at[i] > 0)
+                    .map(|(i, o)| FreqResidency {
+                        khz: o.khz,
+                        ns: m.time_at[i],
+                        busy_ns: m.busy_at[i],
+                    })
+                    .collect(),
+                idle_residency: d
+                    .idle_states
+                    .iter()
+                    .enumerate()
+                    .map(|(i, st)| IdleResidency {
+                        state: st.name.to_string(),
+                        ns: m.idle_in[i],
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let total_mj = total as f64 / UW_NS_PER_MJ;
+    let avg_power_mw = if time_ns == 0 {
+        0.0
+    } else {
+        // mJ / s = mW.
+        total_mj / (time_ns as f64 / 1e9)
+    };
+    (
+        cpus,
+        EnergyResult {
+            total_mj: round6(total_mj),
+            avg_power_mw: round6(avg_power_mw),
+        },
+    )
+}

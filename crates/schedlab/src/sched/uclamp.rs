@@ -1,0 +1,124 @@
+//! Utilization clamping (spec fair §5.2): per-task requests, the system-wide limits, and
+//! the per-rq max-aggregation over runnable tasks that schedutil and EAS read.
+//!
+//! The kernel aggregates through buckets; the result is the maximum effective value over
+//! the rq's runnable tasks, which is what is kept here (an ordered multiset per clamp).
+//! Like util_est, a task counts from its enqueue to its (non-delayed) dequeue.
+
+use super::{Sched, TaskId};
+use crate::machine::CpuId;
+use std::collections::BTreeMap;
+
+/// UCLAMP_MIN / UCLAMP_MAX.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UclampId {
+    Min = 0,
+    Max = 1,
+}
+
+/// uclamp_none: the value a clamp has when nothing asks for one.
+pub fn uclamp_none(id: UclampId) -> u32 {
+    match id {
+        UclampId::Min => 0,
+        UclampId::Max => 1024,
+    }
+}
+
+/// Per-rq aggregation: effective values of runnable tasks, with counts.
+#[derive(Debug, Clone, Default)]
+pub struct UclampRq {
+    pub values: [BTreeMap<u32, u32>; 2],
+    /// UCLAMP_FLAG_IDLE's remembered max: the last task's max when the rq emptied.
+    pub idle_max: Option<u32>,
+}
+
+impl Sched {
+    /// uclamp_is_used: the static key, on once any task or the system sets a clamp.
+    pub fn uclamp_is_used(&self) -> bool {
+        self.cfg.uclamp_used
+    }
+
+    /// sched_setattr(SCHED_FLAG_UTIL_CLAMP_*): a task's requested clamps, 0..=1024.
+    pub fn set_uclamp(&mut self, p: TaskId, min: Option<u32>, max: Option<u32>) {
+        let queued = self.tasks[p].on_rq && !self.entities[self.tasks[p].se as usize].sched_delayed;
+        let cpu = self.tasks[p].cpu;
+        if queued {
+            self.uclamp_rq_dec(cpu, p);
+        }
+        let t = &mut self.tasks[p];
+        if let Some(v) = min {
+            t.uclamp_req[0] = v.min(1024);
+        }
+        if let Some(v) = max {
+            t.uclamp_req[1] = v.min(1024);
+        }
+        self.cfg.uclamp_used = true;
+        if queued {
+            self.uclamp_rq_inc(cpu, p);
+        }
+    }
+
+    /// uclamp_eff_value: the request, limited by the system-wide sysctl.
+    pub fn uclamp_eff_value(&self, p: TaskId, id: UclampId) -> u32 {
+        if !self.uclamp_is_used() {
+            return uclamp_none(id);
+        }
+        self.tasks[p].uclamp_req[id as usize].min(self.cfg.sysctl_uclamp[id as usize])
+    }
+
+    /// uclamp_rq_get: the rq's aggregated clamp.
+    pub fn uclamp_rq_get(&self, cpu: CpuId, id: UclampId) -> u64 {
+        if !self.uclamp_is_used() {
+            return uclamp_none(id) as u64;
+        }
+        let uc = &self.rqs[cpu].uclamp;
+        match uc.values[id as usize].last_key_value() {
+            Some((&v, _)) => v as u64,
+            None => match id {
+                UclampId::Min => 0,
+                UclampId::Max => uc.idle_max.unwrap_or(1024) as u64,
+            },
+        }
+    }
+
+    /// uclamp_rq_is_capped: the rq's max clamp holds its utilisation down.
+    pub fn uclamp_rq_is_capped(&self, cpu: CpuId) -> bool {
+        if !self.uclamp_is_used() {
+            return false;
+        }
+        let max = self.uclamp_rq_get(cpu, UclampId::Max);
+        max != 1024 && self.cpu_util_cfs(cpu) + self.rqs[cpu].avg_rt.util_avg >= max
+    }
+
+    pub(crate) fn uclamp_rq_inc(&mut self, cpu: CpuId, p: TaskId) {
+        if !self.uclamp_is_used() {
+            return;
+        }
+        for id in [UclampId::Min, UclampId::Max] {
+            let v = self.uclamp_eff_value(p, id);
+            *self.rqs[cpu].uclamp.values[id as usize]
+                .entry(v)
+                .or_insert(0) += 1;
+        }
+        self.rqs[cpu].uclamp.idle_max = None;
+    }
+
+    pub(crate) fn uclamp_rq_dec(&mut self, cpu: CpuId, p: TaskId) {
+        if !self.uclamp_is_used() {
+            return;
+        }
+        for id in [UclampId::Min, UclampId::Max] {
+            let v = self.uclamp_eff_value(p, id);
+            let map = &mut self.rqs[cpu].uclamp.values[id as usize];
+            if let Some(n) = map.get_mut(&v) {
+                *n -= 1;
+                if *n == 0 {
+                    map.remove(&v);
+                }
+            }
+            if id == UclampId::Max && map.is_empty() {
+                self.rqs[cpu].uclamp.idle_max = Some(v);
+            }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! Frequency scaling, schedutil and energy (spec fair §3.6, §5, §6.7; machine data spec
+//! workloads §6.2).
+
+mod common;
+
+use common::*;
+use schedlab::engine::sim::Simulation;
+use schedlab::experiment::run::{execute, prepare};
+use schedlab::experiment::Scenario;
+use schedlab::machine::pixel6::pixel6;
+use schedlab::sched::cpufreq_schedutil::{map_util_perf, next_freq_for, Governor};
+use schedlab::workload::program::TimerSpec;
+use schedlab::workload::{Op, Policy, TaskSpec, TimerMode, Workload};
+
+/// `work_ms` of reference work every `period_us`, on its own absolute timer.
+fn periodic(comm: &str, work_us: u64, period_us: u64, cpu: usize, timer: usize) -> TaskSpec {
+    task(
+        comm,
+        0,
+        Policy::Normal,
+        Some(vec![cpu]),
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Run {
+                work_ns: work_us * US,
+            },
+            Op::Timer {
+                timer,
+                period_ns: period_us * US,
+                mode: TimerMode::Absolute,
+            },
+            Op::LoopEnd,
+        ],
+    )
+}
+
+fn workload(tasks: Vec<TaskSpec>) -> Workload {
+    let timers = (0..tasks.len())
+        .map(|i| TimerSpec {
+            name: format!("t{i}"),
+        })
+        .collect();
+    Workload {
+        tasks,
+        timers,
+        ..Workload::default()
+    }
+}
+
+fn sc(machine: &str, secs: u64, governor: Governor) -> Scenario {
+    Scenario {
+        governor,
+        ..scenario(machine, secs)
+    }
+}
+
+fn sim_of(sc: &Scenario, tasks: Vec<TaskSpec>) -> Simulation {
+    let mut s = prepare(sc, workload(tasks)).expect("valid scenario");
+    s.set_invariant_every(1);
+    s
+}
+
+#[test]
+fn schedutil_picks_the_spec_formula_opp_on_pixel6() {
+    // f = resolve(f_max · 1.25·util / cap): lowest OPP at or above (spec fair §5.3).
+    let m = pixel6();
+    let cases: &[(usize, u64, u64, u32)] = &[
+        // (domain, capacity, util, kHz), worked out by hand as
+        // raw = f_max · (util + util/4) / cap, then the lowest OPP ≥ raw:
+        (2, 1024, 100, 500_000),    // 2,802,000 · 125 / 1024 = 342,041
+        (2, 1024, 300, 1_106_000),  // · 375 / 1024 = 1,026,123
+        (2, 1024, 512, 1_826_000),  // · 640 / 1024 = 1,751,250
+        (2, 1024, 700, 2_401_000),  // · 875 / 1024 = 2,394,287
+        (2, 1024, 800, 2_802_000),  // · 1000 / 1024 = 2,736,328
+        (2, 1024, 1024, 2_802_000), // above the top OPP: the top OPP
+        (0, 124, 10, 300_000),      // 1,803,000 · 12 / 124 = 174,483
+        (0, 124, 50, 930_000),      // · 62 / 124 = 901,500
+        (0, 124, 90, 1_704_000),    // · 112 / 124 = 1,628,516
+        (1, 427, 200, 1_328_000),   // 2,253,000 · 250 / 427 = 1,319,086
+        (1, 427, 300, 1_999_000),   // · 375 / 427 = 1,978,629
+    ];
+    for &(d, cap, util, khz) in cases {
+        assert_eq!(
+            next_freq_for(&m.freq_domains[d], map_util_perf(util), cap),
+            khz,
+            "domain {d}, util {util}"
+        );
+    }
+}
+
+#[test]
+fn util_is_frequency_invariant() {
+    // 3 ms of reference work every 16 ms on one CPU at the top OPP, and at about half
+    // frequency (1426 of 2802 MHz, so the work takes ~2× as long): the same util_avg
+    // within 2%. Read where both runs update PELT at the same phase: 1 ms after each
+    // wake-up (the enqueue decayed the signal through the sleep; no tick since).
+    let run = |gov| {
+        let sc = sc("smp-dvfs:1", 3, gov);
+        let mut s = sim_of(&sc, vec![periodic("p", 3000, 16_000, 0, 0)]);
+        let mut sum = 0u64;
+        for k in 60..180u64 {
+            s.run_until(k * 16 * MS + MS);
+            sum += s.sched.entities[0].avg.util_avg;
+        }
+        let cpu = s.sched.entities[0].sum_exec_runtime;
+        assert_eq!(s.sched.invariant_violations, 0);
+        (sum as f64 / 120.0, cpu)
+    };
+    let (fast, fast_cpu) = run(Governor::Performance);
+    let (slow, slow_cpu) = run(Governor::Fixed(1_401_000));
+    // Half the throughput: the same work takes ~2802/1426 as long.
+    let ratio = slow_cpu as f64 / fast_cpu as f64;
+    assert!(
+        (ratio - 2802.0 / 1426.0).abs() < 0.03,
+        "cpu time ratio {ratio}"
+    );
+    assert!(
+        (slow - fast).abs() / fast < 0.02,
+        "util_avg {slow} vs {fast}"
+    );
+    // 3/16 duty: the trough of the settled signal is near 1024·(1−y³)/(1−y¹⁶)·y¹³ ≈ 154.
+    assert!((140.0..170.0).contains(&fast), "util_avg {fast}");
+}
+
+#[test]
+fn energy_equals_opp_power_times_busy_time() {
+    // One hog on an X1 at a fixed 1426 MHz for 1 s: energy = P(1426) · busy time, every
+    // other CPU idle at 0 power.
+    let sc = sc("pixel6", 1, Governor::Fixed(1_426_000));
+    let r = execute(&sc, sim_of(&sc, vec![hog("h", 0, Some(vec![6]))]), Some(1));
+    let x1 = &pixel6().freq_domains[2];
+    let opp = x1.opps.iter().find(|o| o.khz == 1_426_000).unwrap();
+    // 650 · 662² · 1426 / 10⁶ µW.
+    assert_eq!(opp.power_uw, 650 * 662 * 662 * 1426 / 1_000_000);
+    let cpu6 = &r.cpus[6];
+    let expected_mj = opp.power_uw as f64 * cpu6.busy_ns as f64 / 1e12;
+    assert!(
+        (cpu6.energy_mj - expected_mj).abs() < 1e-6,
+        "{} vs {expected_mj}",
+        cpu6.energy_mj
+    );
+    assert!((r.energy.total_mj - expected_mj).abs() < 1e-6);
+    assert!(
+        (r.energy.avg_power_mw - expected_mj).abs() < 1e-6,
+        "1 s: mW = mJ"
+    );
+    assert_eq!(cpu6.freq_residency.len(), 1);
+    assert_eq!(cpu6.freq_residency[0].khz, 1_426_000);
+    assert_eq!(cpu6.freq_residency[0].busy_ns, cpu6.busy_ns);
+    assert_eq!(cpu6.freq_residency[0].ns, 1_000_000_000);
+    for c in r.cpus.iter().filter(|c| c.cpu != 6) {
+        assert_eq!(c.energy_mj, 0.0);
+        assert_eq!(c.busy_ns, 0);
+    }
+    // The fixed governor resolved 1426 exactly; powersave would sit at 500 MHz.
+    assert_eq!(r.scenario.governor, "fixed:1426MHz");
+}
+
+#[test]
+fn frame_task_gets_a_frequency_that_meets_its_deadline() {
+    // 60 Hz, 4 ms of reference work per frame, pinned to an A76 (capacity 427): at the top
+    // OPP it needs 4·1024/427 = 9.6 ms of its 16.67 ms. schedutil must settle on an OPP
+    // fast enough that every frame finishes before the next one starts.
+    let sc = sc("pixel6", 3, Governor::Schedutil);
+    let mut s = sim_of(&sc, vec![periodic("frame", 4000, 16_667, 4, 0)]);
+    let mut late = 0;
+    let mut freqs = Vec::new();
+    for k in 30..180u64 {
+        // Just before frame k+1 starts the task must be asleep on its timer.
+        s.run_until((k + 1) * 16_667 * US - 50 * US);
+        if s.sched.rqs[4].curr.is_some() {
+            late += 1;
+        }
+        freqs.push(s.sched.machine.freq_domains[1].cur_khz);
+    }
+    assert_eq!(late, 0, "frames overran at {freqs:?}");
+    // And it is not simply parked at the top OPP all the time.
+    let top = s.sched.machine.freq_domains[1].max_khz;
+    assert!(freqs.iter().any(|&f| f < top), "{freqs:?}");
+    assert_eq!(s.sched.invariant_violations, 0);
+}
+
+/// Time from the start of an always-running burst until the X1 domain reaches its top
+/// OPP, for a PELT half-life.
+fn ramp_to_top(halflife: u32) -> (u64, Vec<u32>) {
+    let mut sc = sc("smp-dvfs:1", 2, Governor::Schedutil);
+    sc.pelt_halflife_ms = halflife;
+    // 1 ms of work every 16 ms for 500 ms, then a long burst.
+    let program = vec![
+        Op::LoopBegin { count: Some(31) },
+        Op::Run { work_ns: MS },
+        Op::Timer {
+            timer: 0,
+            period_ns: 16 * MS,
+            mode: TimerMode::Absolute,
+        },
+        Op::LoopEnd,
+        Op::Run {
+            work_ns: 1_000 * MS,
+        },
+    ];
+    let mut s = sim_of(&sc, vec![task("burst", 0, Policy::Normal, None, program)]);
+    let burst_start = 31 * 16 * MS;
+    s.run_until(burst_start);
+    let top = s.sched.machine.freq_domains[0].max_khz;
+    let mut ramp = Vec::new();
+    for ms in 0..400u64 {
+        s.run_until(burst_start + ms * MS);
+        let f = s.sched.machine.freq_domains[0].cur_khz;
+        ramp.push(f / 1000);
+        if f == top {
+            return (ms, ramp);
+        }
+    }
+    panic!("never reached the top OPP: {ramp:?}");
+}
+
+#[test]
+fn shorter_pelt_half_life_ramps_frequency_faster() {
+    let (t32, ramp32) = ramp_to_top(32);
+    let (t8, ramp8) = ramp_to_top(8);
+    eprintln!("32 ms half-life: top after {t32} ms: {ramp32:?}");
+    eprintln!(" 8 ms half-life: top after {t8} ms: {ramp8:?}");
+    assert!(t8 * 2 < t32, "8 ms: {t8} ms, 32 ms: {t32} ms");
+    // Roughly 4× faster (the PELT clock runs 4× faster), within tick granularity.
+    assert!(t8 * 6 > t32, "8 ms: {t8} ms, 32 ms: {t32} ms");
+}
