@@ -239,7 +239,10 @@ impl<'a> Compiler<'a> {
             s if s > 0 => (s as u64)
                 .checked_mul(NSEC_PER_SEC)
                 .map(Some)
-                .ok_or_else(|| self.err(path, "duration too large")),
+                .ok_or_else(|| {
+                    self.err(path, "duration too large")
+                        .with_fix("give seconds, or -1 to run until the tasks end")
+                }),
             s => Err(self
                 .err(path, format!("negative duration {s}"))
                 .with_fix("give seconds, or -1 to run until the tasks end")),
@@ -611,7 +614,10 @@ impl<'a> Compiler<'a> {
             n => n as u64,
         };
         us.checked_mul(NSEC_PER_USEC)
-            .ok_or_else(|| self.err(path, format!("{us} µs is too large")))
+            .ok_or_else(|| {
+                self.err(path, format!("{us} µs is too large"))
+                    .with_fix("durations must fit in 584 years of nanoseconds")
+            })
     }
 
     fn non_negative(&self, v: &Json, path: &str) -> Result<u64, InputError> {
