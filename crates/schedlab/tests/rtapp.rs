@@ -4,6 +4,7 @@
 
 mod common;
 use common::*;
+use proptest::prelude::*;
 use schedlab::experiment::run::{execute, prepare, run_scenario};
 use schedlab::time::NSEC_PER_SEC;
 use schedlab::workload::program::TimerSpec;
@@ -123,7 +124,10 @@ fn instances_are_numbered_across_the_file() {
 #[test]
 fn loop_counts() {
     let prog = |l: &str| {
-        parse(&format!(r#"{{"tasks": {{"t": {{"loop": {l}, "run": 5}}}}}}"#)).tasks[0]
+        parse(&format!(
+            r#"{{"tasks": {{"t": {{"loop": {l}, "run": 5}}}}}}"#
+        ))
+        .tasks[0]
             .program
             .clone()
     };
@@ -483,13 +487,20 @@ fn example_two_hogs_split_cpu0_evenly() {
     sc.workloads = vec!["rtapp examples/two-hogs.json".into()];
     let r = run_scenario(&sc).expect("example runs");
     assert_eq!(r.sim.time_ns, 10 * NSEC_PER_SEC, "global.duration is 10 s");
-    assert_eq!(r.sim.invariant_violations, 0, "{:?}", r.sim.invariant_messages);
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
     let (a, b) = (cpu_time(&r, "thread0-0"), cpu_time(&r, "thread1-1"));
     let total = (a + b) as f64;
     assert!(total > 9.99e9, "CPU 0 never idles: {total}");
     for t in [a, b] {
         let share = t as f64 / total;
-        assert!((share - 0.5).abs() < 0.005, "share {share:.4}, want 0.5 ± 1%");
+        assert!(
+            (share - 0.5).abs() < 0.005,
+            "share {share:.4}, want 0.5 ± 1%"
+        );
     }
     // Both are pinned to CPU 0; CPU 1 stays idle.
     assert_eq!(r.cpus[1].busy_ns, 0);
@@ -503,16 +514,27 @@ fn example_periodic_tasks_get_every_activation() {
     let sc = scenario("smp:1", 5);
     let sim = prepare(&sc, w).unwrap();
     let r = execute(&sc, sim, Some(1));
-    assert_eq!(r.sim.invariant_violations, 0, "{:?}", r.sim.invariant_messages);
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
     // Activations at 0, 16, …, 4992 ms: 313 of them. Demand is 4×2/16 = 50%, and each
     // periodic thread's fair share (1/5 of the CPU) covers its 2 ms per 16 ms, so every
     // activation completes (and sleeps on its timer) except possibly the last, cut by
     // the end of the run.
     // cpu_time also holds the 2 µs context-switch cost of every switch-in.
     for i in 0..4 {
-        let t = r.tasks.iter().find(|t| t.comm == format!("periodic-{i}")).unwrap();
+        let t = r
+            .tasks
+            .iter()
+            .find(|t| t.comm == format!("periodic-{i}"))
+            .unwrap();
         let runs = t.nr_voluntary_switches;
-        assert!((312..=313).contains(&runs), "periodic-{i}: {runs} activations");
+        assert!(
+            (312..=313).contains(&runs),
+            "periodic-{i}: {runs} activations"
+        );
         let switch_cost = (t.nr_switches + 1) * 2 * US;
         assert!(
             t.cpu_time_ns >= runs * 2 * MS && t.cpu_time_ns <= 313 * 2 * MS + switch_cost,
@@ -520,12 +542,83 @@ fn example_periodic_tasks_get_every_activation() {
             t.cpu_time_ns
         );
     }
-    let periodic: u64 = (0..4)
-        .map(|i| cpu_time(&r, &format!("periodic-{i}")))
-        .sum();
+    let periodic: u64 = (0..4).map(|i| cpu_time(&r, &format!("periodic-{i}"))).sum();
     let hog = cpu_time(&r, "hog-4");
     assert!(
         hog + periodic > 5 * NSEC_PER_SEC - MS,
         "the hog fills the rest: {hog} + {periodic}"
     );
+}
+
+#[test]
+fn phase_cpus_beyond_the_machine_are_rejected() {
+    let w = parse(r#"{"tasks": {"t": {"cpus": [0], "phases": {"a": {"cpus": [5], "run": 1}}}}}"#);
+    match prepare(&scenario("smp:2", 1), w) {
+        Ok(_) => panic!("CPU 5 does not exist on smp:2"),
+        Err(e) => {
+            assert_eq!(e.origin, "task 't-0'");
+            assert!(e.message.contains("CPU 5 does not exist"), "{e}");
+        }
+    }
+}
+
+// ---- no input panics -----------------------------------------------------------------
+
+const KEYS: &[&str] = &[
+    "run", "runtime", "sleep", "timer", "yield", "loop", "instance", "delay", "policy", "priority",
+    "cpus", "phases", "lock", "util_min", "bogus", "ref", "period", "mode",
+];
+
+fn value() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("-1".to_string()),
+        Just("0".to_string()),
+        Just("1000".to_string()),
+        Just("-20".to_string()),
+        Just("1.5".to_string()),
+        Just("99999999999999999999".to_string()),
+        Just("9223372036854775807".to_string()),
+        Just("null".to_string()),
+        Just("true".to_string()),
+        Just("\"SCHED_IDLE\"".to_string()),
+        Just("\"absolute\"".to_string()),
+        Just("\"unique\"".to_string()),
+        Just("[0, 1]".to_string()),
+        Just("[]".to_string()),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop::collection::vec((prop::sample::select(KEYS), inner), 0..4).prop_map(|kv| {
+            let body: Vec<String> = kv.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+            format!("{{{}}}", body.join(", "))
+        })
+    })
+}
+
+proptest! {
+    /// Random task bodies built from rt-app keys and odd values: an error or a
+    /// workload, never a panic; accepted workloads have balanced loops.
+    #[test]
+    fn random_task_bodies_never_panic(body in value(), inst in 0u8..3) {
+        let text = format!(r#"{{"tasks": {{"t": {body}, "u": {{"instance": {inst}, "run": 1}}}}}}"#);
+        if let Ok(w) = parse_rtapp(&text, FILE) {
+            for t in &w.tasks {
+                prop_assert!(schedlab::workload::program::match_loops(&t.program).is_ok());
+                for op in &t.program {
+                    if let Op::Timer { timer, .. } = op {
+                        prop_assert!(*timer < w.timers.len());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Byte edits of a shipped example: syntax errors carry a line and column.
+    #[test]
+    fn mutated_example_never_panics(pos in 0usize..1000, byte in 0u8..128) {
+        let mut b = include_bytes!("../../../examples/periodic.json").to_vec();
+        let p = pos % b.len();
+        b[p] = byte;
+        let text = String::from_utf8(b).unwrap();
+        let _ = parse_rtapp(&text, FILE);
+    }
 }

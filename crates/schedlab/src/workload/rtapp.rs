@@ -75,8 +75,10 @@ impl JsonKind {
     fn accepts(self, v: &Json) -> bool {
         matches!(
             (self, v),
-            (JsonKind::String | JsonKind::IntOrString | JsonKind::BoolOrString, Json::Str(_))
-                | (JsonKind::Bool | JsonKind::BoolOrString, Json::Bool(_))
+            (
+                JsonKind::String | JsonKind::IntOrString | JsonKind::BoolOrString,
+                Json::Str(_)
+            ) | (JsonKind::Bool | JsonKind::BoolOrString, Json::Bool(_))
                 | (JsonKind::IntOrString, Json::Int(_))
         )
     }
@@ -385,7 +387,10 @@ impl<'a> Compiler<'a> {
         let any_cpus = phases.iter().any(|p| p.attrs.cpus.is_some());
         if any_cpus && task.cpus.is_none() && phases.iter().any(|p| p.attrs.cpus.is_none()) {
             return Err(self
-                .err(path, "a phase without `cpus` would return to all CPUs, which is not supported yet")
+                .err(
+                    path,
+                    "a phase without `cpus` would return to all CPUs, which is not supported yet",
+                )
                 .with_fix("give the task a `cpus` list, or give every phase one"));
         }
         let mut body = Vec::new();
@@ -422,14 +427,20 @@ impl<'a> Compiler<'a> {
     ) -> Result<Vec<TaskSpec>, InputError> {
         if self.next_index + instances > MAX_THREADS {
             return Err(self
-                .err(&format!("{path}.instance"), format!("more than {MAX_THREADS} threads"))
+                .err(
+                    &format!("{path}.instance"),
+                    format!("more than {MAX_THREADS} threads"),
+                )
                 .with_fix("use fewer instances"));
         }
         let mut out = Vec::new();
         for _ in 0..instances {
             let mut t = make(format!("{name}-{}", self.next_index));
             self.next_index += 1;
-            let map: Vec<usize> = timers.iter().map(|lt| self.timer_index(lt, &t.comm)).collect();
+            let map: Vec<usize> = timers
+                .iter()
+                .map(|lt| self.timer_index(lt, &t.comm))
+                .collect();
             for op in &mut t.program {
                 if let Op::Timer { timer, mode, .. } = op {
                     let global = map[*timer];
@@ -498,12 +509,7 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    fn timer(
-        &self,
-        v: &Json,
-        path: &str,
-        timers: &mut Vec<LocalTimer>,
-    ) -> Result<Op, InputError> {
+    fn timer(&self, v: &Json, path: &str, timers: &mut Vec<LocalTimer>) -> Result<Op, InputError> {
         let (mut name, mut period_ns, mut mode) = (None, None, TimerMode::Relative);
         for (key, val) in self.object(v, path)? {
             let kpath = format!("{path}.{key}");
@@ -613,11 +619,10 @@ impl<'a> Compiler<'a> {
             }
             n => n as u64,
         };
-        us.checked_mul(NSEC_PER_USEC)
-            .ok_or_else(|| {
-                self.err(path, format!("{us} µs is too large"))
-                    .with_fix("durations must fit in 584 years of nanoseconds")
-            })
+        us.checked_mul(NSEC_PER_USEC).ok_or_else(|| {
+            self.err(path, format!("{us} µs is too large"))
+                .with_fix("durations must fit in 584 years of nanoseconds")
+        })
     }
 
     fn non_negative(&self, v: &Json, path: &str) -> Result<u64, InputError> {
