@@ -92,6 +92,7 @@ fn global_duration_policy_and_no_op_keys() {
              "calibration": "CPU0", "logdir": "./", "log_basename": "x", "log_size": "file",
              "ftrace": "main,task", "gnuplot": false, "lock_pages": true,
              "cumulative_slack": false, "pi_enabled": false},
+            "resources": {"m": {"type": "mutex"}},
             "tasks": {"t": {"delay": 500, "priority": -3, "cpus": [2, 0, 2], "sleep": 10}}}"#,
     );
     assert_eq!(w.duration_ns, Some(3 * NSEC_PER_SEC));
