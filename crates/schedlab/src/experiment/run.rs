@@ -37,7 +37,13 @@ pub fn prepare(scenario: &Scenario, workload: Workload) -> Result<Simulation, In
     let (machine, features) = check_settings(scenario)?;
     let n = machine.nr_cpus();
     for t in &workload.tasks {
-        if let Some(cpus) = &t.cpus {
+        // Affinity changes inside the program (rt-app phase `cpus`) are checked too:
+        // the kernel model would otherwise drop CPUs it does not have.
+        let in_program = t.program.iter().filter_map(|op| match op {
+            crate::workload::Op::SetSched(c) => c.cpus.as_ref(),
+            _ => None,
+        });
+        for cpus in t.cpus.iter().chain(in_program) {
             if let Some(bad) = cpus.iter().find(|&&c| c >= n) {
                 return Err(InputError::new(
                     format!("task '{}'", t.comm),

@@ -1,0 +1,625 @@
+//! rt-app JSON front end (spec workloads §3, docs/rtapp.md): exact IR for accepted
+//! files, an error with file, JSON path and fix for each kind of bad input, and the
+//! shipped examples run end to end.
+
+mod common;
+use common::*;
+use proptest::prelude::*;
+use schedlab::experiment::run::{execute, prepare, run_scenario};
+use schedlab::time::NSEC_PER_SEC;
+use schedlab::workload::program::TimerSpec;
+use schedlab::workload::rtapp::parse_rtapp;
+use schedlab::workload::{build_workload, Op, Policy, SchedChange, TaskSpec, TimerMode};
+use schedlab::InputError;
+use std::path::PathBuf;
+
+const FILE: &str = "t.json";
+
+fn parse(text: &str) -> schedlab::workload::Workload {
+    parse_rtapp(text, FILE).unwrap_or_else(|e| panic!("should parse: {e}"))
+}
+
+fn parse_err(text: &str) -> InputError {
+    match parse_rtapp(text, FILE) {
+        Ok(w) => panic!("should fail, parsed {w:?}"),
+        Err(e) => e,
+    }
+}
+
+/// The error points at `path` inside t.json, says `needle`, and offers a fix.
+fn assert_err(text: &str, path: &str, needle: &str) {
+    let e = parse_err(text);
+    assert_eq!(e.origin, format!("{FILE}: {path}"), "{e}");
+    assert!(e.message.contains(needle), "'{needle}' not in: {e}");
+    assert!(e.fix.is_some(), "no fix hint: {e}");
+}
+
+fn spec(comm: &str, program: Vec<Op>) -> TaskSpec {
+    TaskSpec {
+        comm: comm.into(),
+        policy: Policy::Normal,
+        nice: 0,
+        slice_ns: None,
+        cpus: None,
+        delay_ns: 0,
+        program,
+    }
+}
+
+fn forever(body: Vec<Op>) -> Vec<Op> {
+    let mut v = vec![Op::LoopBegin { count: None }];
+    v.extend(body);
+    v.push(Op::LoopEnd);
+    v
+}
+
+fn run_us(us: u64) -> Op {
+    Op::Run { work_ns: us * US }
+}
+
+fn timer(timer: usize, period_us: u64, mode: TimerMode) -> Op {
+    Op::Timer {
+        timer,
+        period_ns: period_us * US,
+        mode,
+    }
+}
+
+fn timers(names: &[&str]) -> Vec<TimerSpec> {
+    names
+        .iter()
+        .map(|n| TimerSpec {
+            name: n.to_string(),
+        })
+        .collect()
+}
+
+// ---- accepted files: exact IR -------------------------------------------------------
+
+#[test]
+fn defaults_minimal_task() {
+    // No global, no loop: one thread named <task>-0 repeating its events forever.
+    let w = parse(r#"{"tasks": {"t": {"run": 1000}}}"#);
+    assert_eq!(w.tasks, vec![spec("t-0", forever(vec![run_us(1000)]))]);
+    assert!(w.timers.is_empty());
+    assert_eq!(w.duration_ns, None);
+}
+
+#[test]
+fn global_duration_policy_and_no_op_keys() {
+    let w = parse(
+        r#"{"global": {"duration": 3, "default_policy": "SCHED_BATCH",
+             "calibration": "CPU0", "logdir": "./", "log_basename": "x", "log_size": "file",
+             "ftrace": "main,task", "gnuplot": false, "lock_pages": true,
+             "cumulative_slack": false, "pi_enabled": false},
+            "resources": {"m": {"type": "mutex"}},
+            "tasks": {"t": {"delay": 500, "priority": -3, "cpus": [2, 0, 2], "sleep": 10}}}"#,
+    );
+    assert_eq!(w.duration_ns, Some(3 * NSEC_PER_SEC));
+    let mut want = spec("t-0", forever(vec![Op::Sleep { ns: 10 * US }]));
+    want.policy = Policy::Batch;
+    want.nice = -3;
+    want.cpus = Some(vec![0, 2]);
+    want.delay_ns = 500 * US;
+    assert_eq!(w.tasks, vec![want]);
+    for d in ["-1", "0"] {
+        let text = format!(r#"{{"global": {{"duration": {d}}}, "tasks": {{"t": {{"run": 1}}}}}}"#);
+        assert_eq!(parse(&text).duration_ns, None, "duration {d}");
+    }
+}
+
+#[test]
+fn instances_are_numbered_across_the_file() {
+    // rt-app names every thread <task>-<index>, the index counting threads over the
+    // whole file; instance 0 creates no thread and takes no index.
+    let w = parse(
+        r#"{"tasks": {"b": {"instance": 2, "run": 1}, "a": {"run": 2},
+                      "z": {"instance": 0, "run": 3}, "c": {"instance": 1, "run": 4}}}"#,
+    );
+    let comms: Vec<&str> = w.tasks.iter().map(|t| t.comm.as_str()).collect();
+    assert_eq!(comms, ["b-0", "b-1", "a-2", "c-3"]);
+    assert_eq!(w.tasks[1].program, forever(vec![run_us(1)]));
+    assert_eq!(w.tasks[3].program, forever(vec![run_us(4)]));
+}
+
+#[test]
+fn loop_counts() {
+    let prog = |l: &str| {
+        parse(&format!(
+            r#"{{"tasks": {{"t": {{"loop": {l}, "run": 5}}}}}}"#
+        ))
+        .tasks[0]
+            .program
+            .clone()
+    };
+    assert_eq!(
+        prog("7"),
+        vec![Op::LoopBegin { count: Some(7) }, run_us(5), Op::LoopEnd]
+    );
+    assert_eq!(prog("1"), vec![run_us(5)], "a single pass needs no loop");
+    assert_eq!(prog("-1"), forever(vec![run_us(5)]));
+}
+
+#[test]
+fn events_follow_file_order_and_match_by_prefix() {
+    // Sorted keys would give run0, run1, runtime1, sleep3, yield_x.
+    let w = parse(
+        r#"{"tasks": {"t": {"loop": 1, "sleep3": 30, "run1": 10, "yield_x": "",
+                             "runtime1": 20, "run0": 5}}}"#,
+    );
+    assert_eq!(
+        w.tasks[0].program,
+        vec![
+            Op::Sleep { ns: 30 * US },
+            run_us(10),
+            Op::Yield,
+            Op::RunWall { ns: 20 * US },
+            run_us(5),
+        ]
+    );
+}
+
+#[test]
+fn phases_loop_and_change_attributes() {
+    let w = parse(
+        r#"{"global": {"default_policy": "SCHED_BATCH"},
+            "tasks": {"t": {"priority": -5, "loop": 2, "phases": {
+                "p1": {"loop": 3, "priority": 5, "run": 100},
+                "p2": {"policy": "SCHED_IDLE", "sleep": 200},
+                "p3": {"run": 50}}}}}"#,
+    );
+    let mut want = spec(
+        "t-0",
+        vec![
+            Op::LoopBegin { count: Some(2) },
+            Op::SetSched(SchedChange {
+                nice: Some(5),
+                ..SchedChange::default()
+            }),
+            Op::LoopBegin { count: Some(3) },
+            run_us(100),
+            Op::LoopEnd,
+            // A policy without a priority takes that policy's default nice, 0.
+            Op::SetSched(SchedChange {
+                policy: Some(Policy::Idle),
+                nice: Some(0),
+                ..SchedChange::default()
+            }),
+            Op::Sleep { ns: 200 * US },
+            // p3 sets nothing, so it keeps what p2 set.
+            run_us(50),
+            Op::LoopEnd,
+        ],
+    );
+    want.policy = Policy::Batch;
+    want.nice = -5;
+    assert_eq!(w.tasks, vec![want]);
+}
+
+#[test]
+fn phase_cpus_return_to_the_task_cpus() {
+    // rt-app re-applies affinity at each phase: its own cpus, else the task's.
+    let w = parse(
+        r#"{"tasks": {"t": {"cpus": [0, 1], "phases": {
+                "a": {"cpus": [1], "run": 1}, "b": {"run": 2}}}}}"#,
+    );
+    let cpus = |c: Vec<usize>| {
+        Op::SetSched(SchedChange {
+            cpus: Some(c),
+            ..SchedChange::default()
+        })
+    };
+    let mut want = spec(
+        "t-0",
+        forever(vec![cpus(vec![1]), run_us(1), cpus(vec![0, 1]), run_us(2)]),
+    );
+    want.cpus = Some(vec![0, 1]);
+    assert_eq!(w.tasks, vec![want]);
+}
+
+#[test]
+fn timers_shared_by_ref_and_unique_per_thread() {
+    // "tick" is one timer for both tasks; one absolute use makes it absolute for all
+    // (rt-app keeps the mode on the timer). "unique*" refs get one timer per thread.
+    // The default mode is relative, as in rt-app.
+    let w = parse(
+        r#"{"tasks": {
+            "a": {"run": 1, "timer": {"ref": "tick", "period": 1000}},
+            "b": {"run": 2, "timer": {"ref": "tick", "period": 1000, "mode": "absolute"},
+                  "timer1": {"ref": "slow", "period": 5000}},
+            "u": {"instance": 2, "run": 3, "timer": {"ref": "unique", "period": 16000}}}}"#,
+    );
+    assert_eq!(
+        w.timers,
+        timers(&["tick", "slow", "unique@u-2", "unique@u-3"])
+    );
+    use TimerMode::*;
+    assert_eq!(
+        w.tasks[0].program,
+        forever(vec![run_us(1), timer(0, 1000, Absolute)])
+    );
+    assert_eq!(
+        w.tasks[1].program,
+        forever(vec![
+            run_us(2),
+            timer(0, 1000, Absolute),
+            timer(1, 5000, Relative)
+        ])
+    );
+    assert_eq!(
+        w.tasks[2].program,
+        forever(vec![run_us(3), timer(2, 16000, Relative)])
+    );
+    assert_eq!(
+        w.tasks[3].program,
+        forever(vec![run_us(3), timer(3, 16000, Relative)])
+    );
+}
+
+// ---- rejected files: where, what, how to fix ----------------------------------------
+
+#[test]
+fn malformed_json_points_at_line_and_column() {
+    // Trailing comma: serde_json stops at the closing brace, line 3 column 25.
+    let text = "{\n  \"tasks\": {\n    \"t\": { \"run\": 1000, }\n  }\n}";
+    let e = parse_err(text);
+    assert_eq!(e.origin, "t.json:3:25", "{e}");
+    assert_eq!(e.message, "trailing comma");
+    assert!(e.fix.is_some());
+    let e = parse_err("{\"tasks\": ");
+    assert_eq!(e.origin, "t.json:1:10", "{e}");
+}
+
+#[test]
+fn duplicate_keys_are_rejected_not_dropped() {
+    let e = parse_err("{\"tasks\": {\"t\": {\"run\": 1,\n \"run\": 2}}}");
+    assert!(e.origin.starts_with("t.json:2:"), "{e}");
+    assert!(e.message.contains("duplicate key \"run\""), "{e}");
+}
+
+#[test]
+fn unknown_keys_name_their_path() {
+    assert_err(
+        r#"{"tasks": {"t": {"run": 1, "bogus": 2}}}"#,
+        "tasks.t.bogus",
+        "bogus",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "delay": 2}}}}}"#,
+        "tasks.t.phases.p.delay",
+        "delay",
+    );
+    assert_err(
+        r#"{"global": {"durration": 1}, "tasks": {"t": {"run": 1}}}"#,
+        "global.durration",
+        "durration",
+    );
+    assert_err(
+        r#"{"task": {"t": {"run": 1}}, "tasks": {"t": {"run": 1}}}"#,
+        "task",
+        "task",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"timer": {"ref": "a", "period": 1, "phase": 0}}}}"#,
+        "tasks.t.timer.phase",
+        "phase",
+    );
+}
+
+#[test]
+fn unsupported_rtapp_features_say_so() {
+    assert_err(
+        r#"{"tasks": {"t": {"run": 1, "lock0": "m"}}}"#,
+        "tasks.t.lock0",
+        "`lock` is not supported yet",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"run": 1, "util_min": 100}}}"#,
+        "tasks.t.util_min",
+        "not supported yet",
+    );
+    assert_err(
+        r#"{"global": {"io_device": "/dev/null"}, "tasks": {"t": {"run": 1}}}"#,
+        "global.io_device",
+        "not supported yet",
+    );
+    assert_err(
+        r#"{"global": {"pi_enabled": true}, "tasks": {"t": {"run": 1}}}"#,
+        "global.pi_enabled",
+        "not supported yet",
+    );
+    // Returning to "all CPUs" needs the machine, which the parser does not know.
+    assert_err(
+        r#"{"tasks": {"t": {"phases": {"a": {"cpus": [1], "run": 1}, "b": {"run": 2}}}}}"#,
+        "tasks.t.phases",
+        "not supported yet",
+    );
+}
+
+#[test]
+fn negative_and_wrongly_typed_values() {
+    assert_err(
+        r#"{"tasks": {"thread0": {"run0": -5}}}"#,
+        "tasks.thread0.run0",
+        "negative duration",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"run": 1, "delay": -1}}}"#,
+        "tasks.t.delay",
+        "negative",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"run": 1, "timer": {"ref": "x", "period": -16}}}}"#,
+        "tasks.t.timer.period",
+        "negative",
+    );
+    assert_err(
+        r#"{"global": {"duration": -2}, "tasks": {"t": {"run": 1}}}"#,
+        "global.duration",
+        "negative",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"instance": -1, "run": 1}}}"#,
+        "tasks.t.instance",
+        "negative",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"run": "1000"}}}"#,
+        "tasks.t.run",
+        "expected an integer, found a string",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"run": 1.5}}}"#,
+        "tasks.t.run",
+        "found a fractional number",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"run": 1, "cpus": [0, -1]}}}"#,
+        "tasks.t.cpus[1]",
+        "negative",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"run": 1, "cpus": 0}}}"#,
+        "tasks.t.cpus",
+        "expected an array",
+    );
+    assert_err(
+        r#"{"global": {"gnuplot": "yes"}, "tasks": {"t": {"run": 1}}}"#,
+        "global.gnuplot",
+        "expected true or false",
+    );
+    assert_err(r#"{"tasks": []}"#, "tasks", "expected an object");
+    assert_err(
+        r#"{"tasks": {"t": {"run": 1, "loop": 0}}}"#,
+        "tasks.t.loop",
+        "loop 0",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"run": 9223372036854775807}}}"#,
+        "tasks.t.run",
+        "too large",
+    );
+    // Beyond i64 serde_json itself stops, so the error has a line and column.
+    let e = parse_err(r#"{"tasks": {"t": {"run": 9223372036854775808}}}"#);
+    assert_eq!(e.origin, "t.json:1:43", "{e}");
+    assert!(e.message.contains("too large"), "{e}");
+}
+
+#[test]
+fn priorities_outside_nice_range() {
+    for p in [20, -21, 99] {
+        assert_err(
+            &format!(r#"{{"tasks": {{"t": {{"run": 1, "priority": {p}}}}}}}"#),
+            "tasks.t.priority",
+            "not a nice value",
+        );
+    }
+    assert_err(
+        r#"{"tasks": {"t": {"phases": {"p": {"priority": 19, "run": 1},
+                                          "q": {"priority": 20, "run": 1}}}}}"#,
+        "tasks.t.phases.q.priority",
+        "not a nice value",
+    );
+}
+
+#[test]
+fn realtime_and_deadline_policies_are_not_modelled() {
+    assert_err(
+        r#"{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 1}}}"#,
+        "tasks.t.policy",
+        "SCHED_FIFO is not modelled: fair class only",
+    );
+    assert_err(
+        r#"{"global": {"default_policy": "SCHED_DEADLINE"}, "tasks": {"t": {"run": 1}}}"#,
+        "global.default_policy",
+        "not modelled: fair class only",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"phases": {"p": {"policy": "SCHED_RR", "run": 1}}}}}"#,
+        "tasks.t.phases.p.policy",
+        "not modelled: fair class only",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"policy": "SCHED_NORMAL", "run": 1}}}"#,
+        "tasks.t.policy",
+        "unknown policy",
+    );
+}
+
+#[test]
+fn structural_mistakes() {
+    assert_err(r#"{"global": {}}"#, "(top level)", "no `tasks`");
+    assert_err(r#"{"tasks": {}}"#, "tasks", "no tasks");
+    assert_err(r#"{"tasks": {"t": {"loop": 3}}}"#, "tasks.t", "no events");
+    assert_err(
+        r#"{"tasks": {"t": {"phases": {"p": {"loop": 2}}}}}"#,
+        "tasks.t.phases.p",
+        "no events",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"run": 1, "phases": {"p": {"run": 2}}}}}"#,
+        "tasks.t.run",
+        "outside `phases`",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"timer": {"period": 1000}}}}"#,
+        "tasks.t.timer",
+        "without `ref`",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"timer": {"ref": "a", "period": 1, "mode": "abs"}}}}"#,
+        "tasks.t.timer.mode",
+        "unknown timer mode",
+    );
+}
+
+// ---- the shipped examples, end to end -----------------------------------------------
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn example_two_hogs_split_cpu0_evenly() {
+    // Through the user path: -w 'rtapp examples/two-hogs.json', length from the file.
+    let mut sc = scenario("smp:2", 1);
+    sc.duration_ns = None;
+    sc.base_dir = repo_root();
+    sc.workloads = vec!["rtapp examples/two-hogs.json".into()];
+    let r = run_scenario(&sc).expect("example runs");
+    assert_eq!(r.sim.time_ns, 10 * NSEC_PER_SEC, "global.duration is 10 s");
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
+    let (a, b) = (cpu_time(&r, "thread0-0"), cpu_time(&r, "thread1-1"));
+    let total = (a + b) as f64;
+    assert!(total > 9.99e9, "CPU 0 never idles: {total}");
+    for t in [a, b] {
+        let share = t as f64 / total;
+        assert!(
+            (share - 0.5).abs() < 0.005,
+            "share {share:.4}, want 0.5 ± 1%"
+        );
+    }
+    // Both are pinned to CPU 0; CPU 1 stays idle.
+    assert_eq!(r.cpus[1].busy_ns, 0);
+}
+
+#[test]
+fn example_periodic_tasks_get_every_activation() {
+    let path = repo_root().join("examples/periodic.json");
+    let w = build_workload("rtapp periodic.json", path.parent().unwrap()).unwrap();
+    assert_eq!(w.timers.len(), 4, "one unique timer per periodic thread");
+    let sc = scenario("smp:1", 5);
+    let sim = prepare(&sc, w).unwrap();
+    let r = execute(&sc, sim, Some(1));
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
+    // Activations at 0, 16, …, 4992 ms: 313 of them. Demand is 4×2/16 = 50%, and each
+    // periodic thread's fair share (1/5 of the CPU) covers its 2 ms per 16 ms, so every
+    // activation completes (and sleeps on its timer) except possibly the last, cut by
+    // the end of the run.
+    // cpu_time also holds the 2 µs context-switch cost of every switch-in.
+    for i in 0..4 {
+        let t = r
+            .tasks
+            .iter()
+            .find(|t| t.comm == format!("periodic-{i}"))
+            .unwrap();
+        let runs = t.nr_voluntary_switches;
+        assert!(
+            (312..=313).contains(&runs),
+            "periodic-{i}: {runs} activations"
+        );
+        let switch_cost = (t.nr_switches + 1) * 2 * US;
+        assert!(
+            t.cpu_time_ns >= runs * 2 * MS && t.cpu_time_ns <= 313 * 2 * MS + switch_cost,
+            "periodic-{i}: {} ns for {runs} runs of 2 ms",
+            t.cpu_time_ns
+        );
+    }
+    let periodic: u64 = (0..4).map(|i| cpu_time(&r, &format!("periodic-{i}"))).sum();
+    let hog = cpu_time(&r, "hog-4");
+    assert!(
+        hog + periodic > 5 * NSEC_PER_SEC - MS,
+        "the hog fills the rest: {hog} + {periodic}"
+    );
+}
+
+#[test]
+fn phase_cpus_beyond_the_machine_are_rejected() {
+    let w = parse(r#"{"tasks": {"t": {"cpus": [0], "phases": {"a": {"cpus": [5], "run": 1}}}}}"#);
+    match prepare(&scenario("smp:2", 1), w) {
+        Ok(_) => panic!("CPU 5 does not exist on smp:2"),
+        Err(e) => {
+            assert_eq!(e.origin, "task 't-0'");
+            assert!(e.message.contains("CPU 5 does not exist"), "{e}");
+        }
+    }
+}
+
+// ---- no input panics -----------------------------------------------------------------
+
+const KEYS: &[&str] = &[
+    "run", "runtime", "sleep", "timer", "yield", "loop", "instance", "delay", "policy", "priority",
+    "cpus", "phases", "lock", "util_min", "bogus", "ref", "period", "mode",
+];
+
+fn value() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("-1".to_string()),
+        Just("0".to_string()),
+        Just("1000".to_string()),
+        Just("-20".to_string()),
+        Just("1.5".to_string()),
+        Just("99999999999999999999".to_string()),
+        Just("9223372036854775807".to_string()),
+        Just("null".to_string()),
+        Just("true".to_string()),
+        Just("\"SCHED_IDLE\"".to_string()),
+        Just("\"absolute\"".to_string()),
+        Just("\"unique\"".to_string()),
+        Just("[0, 1]".to_string()),
+        Just("[]".to_string()),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop::collection::vec((prop::sample::select(KEYS), inner), 0..4).prop_map(|kv| {
+            let body: Vec<String> = kv.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+            format!("{{{}}}", body.join(", "))
+        })
+    })
+}
+
+proptest! {
+    /// Random task bodies built from rt-app keys and odd values: an error or a
+    /// workload, never a panic; accepted workloads have balanced loops.
+    #[test]
+    fn random_task_bodies_never_panic(body in value(), inst in 0u8..3) {
+        let text = format!(r#"{{"tasks": {{"t": {body}, "u": {{"instance": {inst}, "run": 1}}}}}}"#);
+        if let Ok(w) = parse_rtapp(&text, FILE) {
+            for t in &w.tasks {
+                prop_assert!(schedlab::workload::program::match_loops(&t.program).is_ok());
+                for op in &t.program {
+                    if let Op::Timer { timer, .. } = op {
+                        prop_assert!(*timer < w.timers.len());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Byte edits of a shipped example: syntax errors carry a line and column.
+    #[test]
+    fn mutated_example_never_panics(pos in 0usize..1000, byte in 0u8..128) {
+        let mut b = include_bytes!("../../../examples/periodic.json").to_vec();
+        let p = pos % b.len();
+        b[p] = byte;
+        let text = String::from_utf8(b).unwrap();
+        let _ = parse_rtapp(&text, FILE);
+    }
+}
