@@ -202,6 +202,63 @@ fn missing_workload_file_is_rejected() {
 }
 
 #[test]
+fn bad_rtapp_files_are_rejected_with_a_place() {
+    let dir = temp_dir("bad-rtapp");
+    let cases = [
+        // (file text, what the one-line error must say)
+        ("{\"tasks\": {\"a\": {\"run\": 100,}}}", "bad.json:1:29"),
+        (
+            "{\"tasks\": {\"a\": {\"run\": 100, \"bogus\": 1}}}",
+            "tasks.a.bogus",
+        ),
+        ("{\"tasks\": {\"a\": {\"run\": -5}}}", "tasks.a.run"),
+        (
+            "{\"tasks\": {\"a\": {\"policy\": \"SCHED_FIFO\", \"run\": 5}}}",
+            "fair class only",
+        ),
+    ];
+    for (text, needle) in cases {
+        let file = dir.join("bad.json");
+        std::fs::write(&file, text).unwrap();
+        let spec = format!("rtapp {}", file.display());
+        let err = expect_input_error(&schedlab(&["run", "-w", &spec]));
+        assert!(err.contains(needle), "{text}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn dvfs_run_reports_energy_and_governor() {
+    let v = run_json(&[
+        "-m",
+        "pixel6",
+        "--governor",
+        "powersave",
+        "--pelt-halflife",
+        "8ms",
+    ]);
+    assert_eq!(v["scenario"]["governor"], "powersave");
+    assert_eq!(v["scenario"]["pelt_halflife_ms"], 8);
+    assert!(v["energy"]["total_mj"].as_f64().unwrap() > 0.0);
+    let busy = v["cpus"][0]["freq_residency"][0].clone();
+    assert_eq!(busy["khz"], 300_000, "powersave sits at the lowest A55 OPP");
+    let err = expect_input_error(&schedlab(&[
+        "run",
+        "examples/two-hogs.toml",
+        "--governor",
+        "ondemand",
+    ]));
+    assert!(err.contains("unknown governor"), "{err}");
+    let err = expect_input_error(&schedlab(&[
+        "run",
+        "examples/two-hogs.toml",
+        "--pelt-halflife",
+        "20ms",
+    ]));
+    assert!(err.contains("8ms"), "{err}");
+}
+
+#[test]
 fn a_flag_overrides_the_scenario_file() {
     // The file's machine is valid; the flag's is not, so the error proves the flag won.
     let err = expect_input_error(&schedlab(&["run", "examples/two-hogs.toml", "-m", "smp:0"]));
