@@ -445,10 +445,10 @@ impl Sched {
         }
     }
 
-    /// Deduct the work done since the task started progressing, and cancel its pending
-    /// completion event.
+    /// Deduct the work done since the task started progressing. The pending completion
+    /// event is left armed: every caller re-arms it (`arm_work` replaces the slot) or
+    /// switches the CPU, which re-arms or cancels it — one heap operation instead of two.
     pub(crate) fn settle_progress(&mut self, cpu: CpuId) {
-        self.events.cancel(cpu, CpuTimer::Work);
         let rq = &mut self.rqs[cpu];
         let Some(p) = rq.curr else {
             return;
