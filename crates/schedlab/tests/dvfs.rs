@@ -182,9 +182,10 @@ fn frame_task_gets_a_frequency_that_meets_its_deadline() {
 
 /// Time from the start of an always-running burst until the X1 domain reaches its top
 /// OPP, for a PELT half-life.
-fn ramp_to_top(halflife: u32) -> (u64, Vec<u32>) {
+fn ramp_to_top(halflife: u32, features: &str) -> (u64, Vec<u32>) {
     let mut sc = sc("smp-dvfs:1", 2, Governor::Schedutil);
     sc.pelt_halflife_ms = halflife;
+    sc.features = features.into();
     // 1 ms of work every 16 ms for 500 ms, then a long burst.
     let program = vec![
         Op::LoopBegin { count: Some(31) },
@@ -217,11 +218,25 @@ fn ramp_to_top(halflife: u32) -> (u64, Vec<u32>) {
 
 #[test]
 fn shorter_pelt_half_life_ramps_frequency_faster() {
-    let (t32, ramp32) = ramp_to_top(32);
-    let (t8, ramp8) = ramp_to_top(8);
+    let (t32, ramp32) = ramp_to_top(32, "");
+    let (t8, ramp8) = ramp_to_top(8, "");
     eprintln!("32 ms half-life: top after {t32} ms: {ramp32:?}");
     eprintln!(" 8 ms half-life: top after {t8} ms: {ramp8:?}");
     assert!(t8 * 2 < t32, "8 ms: {t8} ms, 32 ms: {t32} ms");
     // Roughly 4× faster (the PELT clock runs 4× faster), within tick granularity.
     assert!(t8 * 6 > t32, "8 ms: {t8} ms, 32 ms: {t32} ms");
+}
+
+#[test]
+fn util_est_faster_for_frequency_ramps_faster_and_only_where_asked() {
+    let (base, _) = ramp_to_top(32, "");
+    let (freq, ramp) = ramp_to_top(32, "UTIL_EST_FASTER_FREQ");
+    let (all, _) = ramp_to_top(32, "UTIL_EST_FASTER");
+    let (lb_only, _) = ramp_to_top(32, "UTIL_EST_FASTER_LB");
+    eprintln!("base {base} ms, _freq {freq} ms, all {all} ms: {ramp:?}");
+    assert!(freq < base, "_freq {freq} ms vs base {base} ms");
+    // Frequency is the only consumer here, so all-consumers equals _freq…
+    assert_eq!(all, freq);
+    // …and a boost for load balancing alone leaves the ramp as it was.
+    assert_eq!(lb_only, base);
 }

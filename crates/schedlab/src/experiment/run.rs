@@ -6,7 +6,7 @@ use crate::engine::sim::Simulation;
 use crate::error::InputError;
 use crate::machine::presets::machine_from_name;
 use crate::machine::Machine;
-use crate::metrics::{PerfStat, RunResult, ScenarioEcho, SimStats, TaskResult};
+use crate::metrics::{PerfStat, RootDomainResult, RunResult, ScenarioEcho, SimStats, TaskResult};
 use crate::sched::features::Features;
 use crate::workload::{build_workload, Workload};
 use std::time::Instant;
@@ -189,6 +189,13 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
         tasks,
         cpus,
         energy,
+        root_domain: RootDomainResult {
+            eas: s.sched_energy_enabled(),
+            overutilized: s.rd.overutilized,
+            overutilized_reads: s.rd.overutilized_reads,
+            overutilized_writes: s.rd.overutilized_writes,
+            overutilized_line_misses: s.rd.overutilized_line_misses,
+        },
     }
 }
 

@@ -12,6 +12,20 @@ pub struct RunResult {
     pub tasks: Vec<TaskResult>,
     pub cpus: Vec<CpuResult>,
     pub energy: EnergyResult,
+    pub root_domain: RootDomainResult,
+}
+
+/// The root domain's overutilized flag and the accesses to it (seed 001).
+#[derive(Debug, Clone, Serialize)]
+pub struct RootDomainResult {
+    /// EAS was active (asymmetric capacities, energy model, schedutil).
+    pub eas: bool,
+    /// The flag at the end of the run.
+    pub overutilized: bool,
+    pub overutilized_reads: u64,
+    pub overutilized_writes: u64,
+    /// Reads that found the line last written by another CPU.
+    pub overutilized_line_misses: u64,
 }
 
 /// Energy of the whole machine from the OPP powers (the energy model's view: dynamic

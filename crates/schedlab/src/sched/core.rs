@@ -54,6 +54,7 @@ impl Sched {
                 pelt_lshift: 0,
                 uclamp_used: false,
                 sysctl_uclamp: [1024, 1024],
+                eas_capable: false,
             },
             machine,
             features,
@@ -63,6 +64,7 @@ impl Sched {
             cfs_rqs,
             rqs,
             cpufreq: Default::default(),
+            rd: Default::default(),
             events: EventQueue::default(),
             resched_now: Vec::new(),
             invariant_violations: 0,
@@ -70,6 +72,7 @@ impl Sched {
             switch_log: None,
             util_est_log: None,
         };
+        s.cfg.eas_capable = s.machine_eas_capable();
         s.cpufreq_init(Default::default());
         s.meter_init();
         s
@@ -109,6 +112,7 @@ impl Sched {
             exec_start: 0,
             sum_exec_runtime: 0,
             prev_sum_exec_runtime: 0,
+            prev_sum_exec_runtime_vol: 0,
             cfs_rq: self.rqs[first_allowed].cfs,
             parent: None,
             my_q: None,

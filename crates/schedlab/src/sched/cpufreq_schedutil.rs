@@ -3,6 +3,7 @@
 //! `FreqChange` event at the same instant, after the scheduler operation that triggered it
 //! (the sugov kthread / fast-switch path), so no operation sees the speed change under it.
 
+use super::fair::util_est::UtilConsumer;
 use super::{Sched, TaskId};
 use crate::engine::Event;
 use crate::machine::CpuId;
@@ -209,7 +210,9 @@ impl Sched {
 
     /// sugov_get_util: the CPU's performance request including headroom and clamps.
     fn sugov_get_util(&mut self, cpu: CpuId, boost: u64) {
-        let util = self.cpu_util_cfs_boost(cpu);
+        let cap = self.machine.arch_scale_cpu_capacity(cpu);
+        let faster = self.util_est_faster(cpu, UtilConsumer::Freq);
+        let util = self.cpu_util_cfs_boost(cpu).max(faster.min(cap));
         let (util, min, max) = self.effective_cpu_util(cpu, util);
         let util = util.max(boost);
         let c = &mut self.cpufreq.cpus[cpu];

@@ -45,6 +45,12 @@ features! {
     WA_WEIGHT = "WA_WEIGHT", true, "wake_affine compares the two CPUs' loads";
     WA_BIAS = "WA_BIAS", true, "wake_affine biases toward prev by imbalance_pct";
     UTIL_EST = "UTIL_EST", true, "estimated utilisation of sleeping-and-waking tasks (fair §4)";
+    UTIL_EST_FASTER = "UTIL_EST_FASTER", false, "RFC (seed 003): boost cpu_util_cfs with the PELT ramp of curr's runtime in this activation, for every consumer";
+    UTIL_EST_FASTER_FREQ = "UTIL_EST_FASTER_FREQ", false, "UTIL_EST_FASTER for frequency selection only (schedutil; seed 003's _freq)";
+    UTIL_EST_FASTER_LB = "UTIL_EST_FASTER_LB", false, "UTIL_EST_FASTER for load balancing only (seed 003's _lb)";
+    UTIL_EST_FASTER_OU = "UTIL_EST_FASTER_OU", false, "UTIL_EST_FASTER for the overutilized check only (seed 003's _ou)";
+    UTIL_EST_FASTER_SLOWPATH = "UTIL_EST_FASTER_SLOWPATH", false, "UTIL_EST_FASTER for fork/exec placement only (seed 003's _slowpath)";
+    OVERUTIL_WITHOUT_EAS = "OVERUTIL_WITHOUT_EAS", false, "pre-v6.10 rule: read and update rd->overutilized even when EAS is off (seed 001's before)";
     LATENCY_WARN = "LATENCY_WARN", false, "debug: warn on long need-resched latency";
     NI_RANDOM = "NI_RANDOM", true, "v7.1 proportional newidle balance: random skip";
     NI_RATE = "NI_RATE", true, "v7.1 proportional newidle balance: rate limit";

@@ -5,8 +5,10 @@
 //! All state lives in [`Sched`]; kernel functions are methods on it, named after the
 //! kernel functions they model.
 
+pub mod capacity;
 pub mod core;
 pub mod cpufreq_schedutil;
+pub mod energy_model;
 pub mod fair;
 pub mod features;
 pub mod invariants;

@@ -134,6 +134,18 @@ pub fn ___update_load_avg(sa: &mut SchedAvg, load: u64) {
     sa.util_avg = sa.util_sum as u64 / divider;
 }
 
+/// faster_est_approx (util_est_faster RFC, seed 003): the util_avg a task with no history
+/// reaches after running `delta` (1024-ns units) from a period boundary.
+pub fn faster_est_approx(delta: u64) -> u64 {
+    let periods = delta / 1024;
+    let contrib = if periods > 0 {
+        __accumulate_pelt_segments(periods, 1024, (delta % 1024) as u32) as u64
+    } else {
+        delta
+    };
+    (contrib << SCHED_CAPACITY_SHIFT) / PELT_MIN_DIVIDER as u64
+}
+
 /// One PELT step of a signal: sums, then averages if a period boundary was crossed.
 /// Returns whether the averages changed ("decayed").
 pub fn update_signal(
@@ -256,6 +268,19 @@ mod tests {
         let mut s = sa;
         update_signal(t0 + 32 * PERIOD_NS, &mut s, 0, 0, false, 1024);
         assert!(s.util_sum as u64 <= start / 2 && s.util_sum as u64 + 1 >= start / 2);
+    }
+
+    #[test]
+    fn faster_est_approx_is_the_ramp_from_zero() {
+        // 500 units, no boundary: 500·1024/46718 = 10.
+        assert_eq!(faster_est_approx(500), 10);
+        // 32 periods: c1 = ⌊1024·y³²⌋ = 511, c2 = 47742 − 23870 − 1024 = 22848;
+        // (511 + 22848)·1024 / 46718 = 23,919,616 / 46718 = 512 exactly.
+        assert_eq!(decay_load(47742, 32), 23870);
+        assert_eq!(faster_est_approx(32 * 1024), 512);
+        // It grows with runtime and saturates near 1024.
+        assert!(faster_est_approx(4 * 1024) < faster_est_approx(8 * 1024));
+        assert!((1020..=1024).contains(&faster_est_approx(2000 * 1024)));
     }
 
     #[test]

@@ -38,6 +38,9 @@ pub struct SchedEntity {
     pub exec_start: Ns,
     pub sum_exec_runtime: Ns,
     pub prev_sum_exec_runtime: Ns,
+    /// sum_exec_runtime when the task last went to sleep: runtime in the current
+    /// activation is sum_exec_runtime minus this (util_est_faster RFC).
+    pub prev_sum_exec_runtime_vol: Ns,
     /// The cfs_rq this entity is (or would be) queued on.
     pub cfs_rq: CfsRqId,
     /// Group entity one level up; `None` at the root level.
@@ -222,6 +225,8 @@ pub struct SchedConfig {
     pub uclamp_used: bool,
     /// sysctl sched_util_clamp_min / _max (spec fair §5.2).
     pub sysctl_uclamp: [u32; 2],
+    /// The machine has asymmetric capacities and an energy model (EAS needs schedutil too).
+    pub eas_capable: bool,
 }
 
 impl SchedConfig {
@@ -251,6 +256,8 @@ pub struct Sched {
     pub cfs_rqs: Vec<CfsRq>,
     pub rqs: Vec<Rq>,
     pub cpufreq: Cpufreq,
+    /// The root domain (one per machine: no cpusets).
+    pub rd: super::capacity::RootDomain,
     pub events: EventQueue,
     /// CPUs whose need_resched must be acted on before the current event ends.
     pub resched_now: Vec<CpuId>,

@@ -70,6 +70,10 @@ impl Sched {
             cur = self.entities[e as usize].parent;
         }
         self.rqs[cpu].nr_running += 1;
+        // A new task's first enqueue does not count (spec fair §3.11, §6.4).
+        if flags & enqueue::WAKEUP != 0 {
+            self.check_update_overutilized_status(cpu);
+        }
         self.hrtick_update(cpu);
     }
 
@@ -84,6 +88,10 @@ impl Sched {
                 self.uclamp_rq_dec(cpu, p);
             }
             self.util_est_update(p, flags & dequeue::SLEEP != 0);
+            if flags & dequeue::SLEEP != 0 {
+                let e = &mut self.entities[se as usize];
+                e.prev_sum_exec_runtime_vol = e.sum_exec_runtime;
+            }
         }
         let idle = u32::from(self.tasks[p].is_idle_policy());
         let mut flags = flags;
@@ -338,11 +346,12 @@ impl Sched {
             self.update_load_avg(cfs, e, upd::UPDATE_TG);
             if queued {
                 self.resched_curr_lazy(cpu);
-                return;
+            } else {
+                self.avg_vruntime(cfs);
             }
-            self.avg_vruntime(cfs);
             cur = self.entities[e as usize].parent;
         }
+        self.check_update_overutilized_status(cpu);
     }
 
     /// hrtick_start_fair: arm the slice-end timer when others are queued (spec §2.15).

@@ -41,7 +41,47 @@ pub fn util_est_next(util_est: u32, dequeued: u64, runnable: u64) -> u32 {
     ewma as u32 | UTIL_AVG_UNCHANGED
 }
 
+/// The cpu_util_cfs readers the util_est_faster boost can be applied to one at a time
+/// (seed 003's `_freq`, `_lb`, `_ou`, `_slowpath` variants).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UtilConsumer {
+    Freq,
+    Lb,
+    Overutilized,
+    Slowpath,
+}
+
+impl UtilConsumer {
+    fn feature(self) -> Feature {
+        match self {
+            UtilConsumer::Freq => Feature::UTIL_EST_FASTER_FREQ,
+            UtilConsumer::Lb => Feature::UTIL_EST_FASTER_LB,
+            UtilConsumer::Overutilized => Feature::UTIL_EST_FASTER_OU,
+            UtilConsumer::Slowpath => Feature::UTIL_EST_FASTER_SLOWPATH,
+        }
+    }
+}
+
 impl Sched {
+    /// The util_est_faster boost for `consumer` on `cpu`, 0 when off: the PELT ramp of
+    /// twice curr's runtime in its current activation, scaled by CPU capacity and
+    /// frequency to PELT time (seed 003's "scaled util_est_faster").
+    pub fn util_est_faster(&self, cpu: CpuId, consumer: UtilConsumer) -> u64 {
+        let on = self.features.on(Feature::UTIL_EST)
+            && (self.features.on(Feature::UTIL_EST_FASTER) || self.features.on(consumer.feature()));
+        let Some(curr) = self.rqs[cpu].curr.filter(|_| on) else {
+            return 0;
+        };
+        let e = &self.entities[self.tasks[curr].se as usize];
+        let delta = (e.sum_exec_runtime - e.prev_sum_exec_runtime_vol) >> 10;
+        if delta == 0 {
+            return 0;
+        }
+        let delta = (delta * self.machine.arch_scale_cpu_capacity(cpu)) >> 10;
+        let delta = (delta * self.machine.arch_scale_freq_capacity(cpu)) >> 10;
+        crate::sched::pelt::faster_est_approx(delta * 2)
+    }
+
     /// task_util(p) = util_avg.
     pub fn task_util(&self, p: TaskId) -> u64 {
         self.entities[self.tasks[p].se as usize].avg.util_avg

@@ -1,0 +1,184 @@
+//! CPU capacity, fitting and the root domain's overutilized state (spec fair §6.1–§6.4).
+
+use super::features::Feature;
+use super::uclamp::UclampId;
+use super::Sched;
+use crate::machine::CpuId;
+
+/// fits_capacity: util < 80% of max (`cap · 1280 < max · 1024`).
+pub fn fits_capacity(cap: u64, max: u64) -> bool {
+    cap * 1280 < max * 1024
+}
+
+/// capacity_greater: a exceeds b by more than ~5%.
+pub fn capacity_greater(a: u64, b: u64) -> bool {
+    a * 1024 > b * 1078
+}
+
+/// struct root_domain's overutilized flag, with counters of the accesses seed 001 is about:
+/// every read and write of the field, and the reads that found the cache line last
+/// written by another CPU (a coherence miss on real hardware).
+#[derive(Debug, Clone, Default)]
+pub struct RootDomain {
+    pub overutilized: bool,
+    pub overutilized_reads: u64,
+    pub overutilized_writes: u64,
+    pub overutilized_line_misses: u64,
+    /// The CPU that last wrote the line, and which CPUs have read it since.
+    last_writer: Option<CpuId>,
+    fresh_readers: Vec<bool>,
+}
+
+impl RootDomain {
+    fn read(&mut self, cpu: CpuId) -> bool {
+        self.overutilized_reads += 1;
+        if self.fresh_readers.len() <= cpu {
+            self.fresh_readers.resize(cpu + 1, false);
+        }
+        if self.last_writer.is_some_and(|w| w != cpu) && !self.fresh_readers[cpu] {
+            self.overutilized_line_misses += 1;
+        }
+        self.fresh_readers[cpu] = true;
+        self.overutilized
+    }
+
+    fn write(&mut self, cpu: CpuId, v: bool) {
+        self.overutilized_writes += 1;
+        self.overutilized = v;
+        self.last_writer = Some(cpu);
+        self.fresh_readers.iter_mut().for_each(|r| *r = false);
+    }
+}
+
+impl Sched {
+    /// sched_energy_enabled(): EAS runs when the machine has asymmetric CPU capacities, an
+    /// energy model and schedutil (the requirements of Documentation/scheduler/
+    /// sched-energy.rst; spec fair §6.3 did not read the enabling code).
+    pub fn sched_energy_enabled(&self) -> bool {
+        self.cfg.eas_capable
+            && self.cpufreq.governor == super::cpufreq_schedutil::Governor::Schedutil
+    }
+
+    /// Whether the machine could run EAS (asymmetric capacities and an energy model).
+    pub fn machine_eas_capable(&self) -> bool {
+        let m = &self.machine;
+        let first = m.cpus[0].capacity;
+        let asym = m.cpus.iter().any(|c| c.capacity != first);
+        let em = m
+            .freq_domains
+            .iter()
+            .all(|d| d.opps.len() > 1 && d.opps.iter().all(|o| o.power_uw > 0));
+        asym && em
+    }
+
+    /// get_actual_cpu_capacity: arch capacity minus HW pressure (spec fair §6.1).
+    pub fn get_actual_cpu_capacity(&self, cpu: CpuId) -> u64 {
+        let cap = self.machine.arch_scale_cpu_capacity(cpu);
+        cap.saturating_sub(self.rqs[cpu].avg_hw.load_avg)
+    }
+
+    /// capacity_of(cpu) = rq->cpu_capacity: actual capacity less RT/DL/IRQ use
+    /// (spec fair §6.1), computed when read rather than at balance time.
+    pub fn capacity_of(&self, cpu: CpuId) -> u64 {
+        let max = self.get_actual_cpu_capacity(cpu);
+        let rq = &self.rqs[cpu];
+        let irq = rq.avg_irq.util_avg;
+        let used = rq.avg_rt.util_avg + rq.avg_dl.util_avg;
+        if irq >= max || used >= max {
+            return 1;
+        }
+        ((max - used) * (max - irq) / max).max(1)
+    }
+
+    /// util_fits_cpu → 1 (fits), 0 (does not), −1 (fits but misses uclamp_min)
+    /// (spec fair §6.2).
+    pub fn util_fits_cpu(&self, util: u64, uclamp_min: u64, uclamp_max: u64, cpu: CpuId) -> i32 {
+        let mut fits = fits_capacity(util, self.capacity_of(cpu));
+        if !self.uclamp_is_used() {
+            return fits as i32;
+        }
+        let cap_orig = self.machine.arch_scale_cpu_capacity(cpu);
+        if !(cap_orig == 1024 && uclamp_max == 1024) {
+            fits |= uclamp_max <= cap_orig;
+        }
+        let uclamp_min = uclamp_min.min(uclamp_max);
+        if fits && util < uclamp_min && uclamp_min > self.get_actual_cpu_capacity(cpu) {
+            return -1;
+        }
+        fits as i32
+    }
+
+    /// cpu_overutilized (v7.0; spec fair §6.4). Under OVERUTIL_WITHOUT_EAS, the pre-v6.10
+    /// form that does not look at EAS.
+    pub fn cpu_overutilized(&self, cpu: CpuId) -> bool {
+        let legacy = self.features.on(Feature::OVERUTIL_WITHOUT_EAS);
+        if !legacy && !self.sched_energy_enabled() {
+            return false;
+        }
+        let cap = self.machine.arch_scale_cpu_capacity(cpu);
+        let faster = self.util_est_faster(cpu, super::fair::util_est::UtilConsumer::Overutilized);
+        let util = self.cpu_util_cfs(cpu).max(faster.min(cap));
+        let min = self.uclamp_rq_get(cpu, UclampId::Min);
+        let max = self.uclamp_rq_get(cpu, UclampId::Max);
+        self.util_fits_cpu(util, min, max, cpu) == 0
+    }
+
+    /// check_update_overutilized_status, from wake-up enqueues and the tick (spec fair
+    /// §6.4). v6.10+: nothing is read or written unless EAS is on.
+    pub(crate) fn check_update_overutilized_status(&mut self, cpu: CpuId) {
+        let legacy = self.features.on(Feature::OVERUTIL_WITHOUT_EAS);
+        if !legacy && !self.sched_energy_enabled() {
+            return;
+        }
+        if !self.rd.read(cpu) && self.cpu_overutilized(cpu) {
+            self.rd.write(cpu, true);
+        }
+    }
+
+    /// is_rd_overutilized: without EAS the system always counts as overutilized.
+    pub fn is_rd_overutilized(&mut self, cpu: CpuId) -> bool {
+        !self.sched_energy_enabled() || self.rd.read(cpu)
+    }
+
+    /// set_rd_overutilized: only with EAS (or under the pre-v6.10 rule).
+    pub fn set_rd_overutilized(&mut self, cpu: CpuId, v: bool) {
+        if self.sched_energy_enabled() || self.features.on(Feature::OVERUTIL_WITHOUT_EAS) {
+            self.rd.write(cpu, v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_and_greater_margins() {
+        // 80%: 819 fits 1024 (819·1280 = 1,048,320 < 1,048,576), 820 does not.
+        assert!(fits_capacity(819, 1024));
+        assert!(!fits_capacity(820, 1024));
+        // Little CPU 124: 99 fits (126,720 < 126,976), 100 does not (128,000).
+        assert!(fits_capacity(99, 124));
+        assert!(!fits_capacity(100, 124));
+        assert!(capacity_greater(1024, 950));
+        assert!(!capacity_greater(1024, 973));
+    }
+
+    #[test]
+    fn line_misses_count_reads_after_a_remote_write() {
+        let mut rd = RootDomain::default();
+        assert!(!rd.read(0));
+        rd.write(1, true);
+        assert!(rd.read(0));
+        assert!(rd.read(0));
+        assert!(rd.read(1));
+        assert_eq!(
+            (
+                rd.overutilized_reads,
+                rd.overutilized_writes,
+                rd.overutilized_line_misses
+            ),
+            (4, 1, 1)
+        );
+    }
+}

@@ -1,0 +1,160 @@
+//! The energy model EAS reads (spec fair §6.6 compute_energy, §6.7 energy_model.h, 6.9+
+//! form): per perf domain, performance states with a cost, and the energy estimate of a
+//! placement.
+
+use super::cpufreq_schedutil::sugov_effective_cpu_perf;
+use super::uclamp::UclampId;
+use super::{Sched, TaskId};
+use crate::machine::{CpuId, Machine};
+
+/// struct em_perf_state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmPerfState {
+    pub frequency: u32,
+    /// µW.
+    pub power: u64,
+    /// Capacity delivered at this state: cap · f / f_max.
+    pub performance: u64,
+    /// 10 · power / performance.
+    pub cost: u64,
+}
+
+/// struct em_perf_domain for frequency domain `d`: one state per OPP. (Inefficient-state
+/// skipping is not modelled: every GS101 state is efficient.)
+pub fn em_perf_domain(m: &Machine, d: usize) -> Vec<EmPerfState> {
+    let dom = &m.freq_domains[d];
+    let cap = m.arch_scale_cpu_capacity(dom.cpus[0]);
+    dom.opps
+        .iter()
+        .map(|o| {
+            let performance = (cap * o.khz as u64 / dom.max_khz as u64).max(1);
+            EmPerfState {
+                frequency: o.khz,
+                power: o.power_uw,
+                performance,
+                cost: 10 * o.power_uw / performance,
+            }
+        })
+        .collect()
+}
+
+/// em_cpu_energy: the first state whose performance covers `max_util` (capped at
+/// `allowed_cap`) sets the cost; energy = cost · sum_util.
+pub fn em_cpu_energy(table: &[EmPerfState], max_util: u64, sum_util: u64, allowed_cap: u64) -> u64 {
+    if sum_util == 0 || table.is_empty() {
+        return 0;
+    }
+    let max_util = max_util.min(allowed_cap);
+    let ps = table
+        .iter()
+        .find(|ps| ps.performance >= max_util)
+        .unwrap_or(table.last().expect("not empty"));
+    ps.cost * sum_util
+}
+
+/// struct energy_env: the per-wake-up inputs of compute_energy.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EnergyEnv {
+    pub task_busy_time: u64,
+    pub pd_busy_time: u64,
+    pub cpu_cap: u64,
+    pub pd_cap: u64,
+}
+
+impl Sched {
+    /// eenv_task_busy_time: task_util_est scaled for the IRQ share of `prev_cpu`.
+    pub fn eenv_task_busy_time(&self, p: TaskId, prev_cpu: CpuId) -> u64 {
+        let cap = self.machine.arch_scale_cpu_capacity(prev_cpu);
+        let irq = self.rqs[prev_cpu].avg_irq.util_avg;
+        if irq >= cap {
+            return cap;
+        }
+        let util = self.task_util_est(p);
+        util * (cap - irq) / cap + irq
+    }
+
+    /// eenv_pd_busy_time: Σ effective utilisation of the domain's CPUs without p.
+    pub fn eenv_pd_busy_time(&self, eenv: &mut EnergyEnv, d: usize, p: TaskId) {
+        let busy: u64 = self.machine.freq_domains[d]
+            .cpus
+            .iter()
+            .map(|&cpu| {
+                self.effective_cpu_util(cpu, self.cpu_util(cpu, Some(p), None, false))
+                    .0
+            })
+            .sum();
+        eenv.pd_busy_time = busy.min(eenv.pd_cap);
+    }
+
+    /// eenv_pd_max_util: the highest performance request in the domain if p ran on `dst`
+    /// (None: p not added), headroom and clamps included, capped at the CPU capacity.
+    pub fn eenv_pd_max_util(
+        &self,
+        eenv: &EnergyEnv,
+        d: usize,
+        p: TaskId,
+        dst: Option<CpuId>,
+    ) -> u64 {
+        let mut max_util = 0;
+        for &cpu in &self.machine.freq_domains[d].cpus {
+            let util = self.cpu_util(cpu, Some(p), dst, true);
+            let (eff, mut min, mut max) = self.effective_cpu_util(cpu, util);
+            if dst == Some(cpu) && self.uclamp_is_used() {
+                min = min.max(self.uclamp_eff_value(p, UclampId::Min) as u64);
+                let p_max = self.uclamp_eff_value(p, UclampId::Max) as u64;
+                max = if self.rqs[cpu].uclamp.values[1].is_empty() {
+                    p_max
+                } else {
+                    max.max(p_max)
+                };
+            }
+            max_util = max_util.max(sugov_effective_cpu_perf(eff, min, max));
+        }
+        max_util.min(eenv.cpu_cap)
+    }
+
+    /// compute_energy: the domain's energy with p on `dst` (None: without p)
+    /// (spec fair §6.6).
+    pub fn compute_energy(&self, eenv: &EnergyEnv, d: usize, p: TaskId, dst: Option<CpuId>) -> u64 {
+        let max_util = self.eenv_pd_max_util(eenv, d, p, dst);
+        let mut busy = eenv.pd_busy_time;
+        if dst.is_some() {
+            busy = (busy + eenv.task_busy_time).min(eenv.pd_cap);
+        }
+        let table = em_perf_domain(&self.machine, d);
+        em_cpu_energy(&table, max_util, busy, eenv.cpu_cap)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::pixel6::pixel6;
+
+    #[test]
+    fn pixel6_perf_states_match_the_spec_capacities() {
+        let m = pixel6();
+        let x1 = em_perf_domain(&m, 2);
+        // Spec §6.2: X1 capacity per OPP 183 … 521 (1426 MHz) … 1024.
+        assert_eq!(x1[0].performance, 1024 * 500 / 2802);
+        assert_eq!(x1[0].performance, 182); // the spec rounds 182.7 to 183
+        assert_eq!(x1[5].performance, 521);
+        assert_eq!(x1[16].performance, 1024);
+        assert_eq!(x1[16].cost, 10 * 2_030_997 / 1024);
+        let a55 = em_perf_domain(&m, 0);
+        assert_eq!(a55.last().unwrap().performance, 124);
+    }
+
+    #[test]
+    fn em_cpu_energy_picks_the_covering_state() {
+        let m = pixel6();
+        let x1 = em_perf_domain(&m, 2);
+        // max_util 500 → first state with performance ≥ 500 is 1426 MHz (521).
+        assert_eq!(em_cpu_energy(&x1, 500, 700, 1024), x1[5].cost * 700);
+        // Above every state: the top one; capped by allowed_cap first.
+        assert_eq!(em_cpu_energy(&x1, 5000, 10, 1024), x1[16].cost * 10);
+        assert_eq!(x1[3].performance, 404); // 1106 MHz
+        assert_eq!(em_cpu_energy(&x1, 5000, 10, 400), x1[3].cost * 10);
+        assert_eq!(em_cpu_energy(&x1, 500, 0, 1024), 0);
+    }
+}

@@ -1,0 +1,96 @@
+//! The root domain's overutilized flag (spec fair §6.4) and the pre-v6.10 rule of seed 001.
+
+mod common;
+
+use common::*;
+use schedlab::experiment::run::{execute, prepare};
+use schedlab::metrics::RunResult;
+use schedlab::workload::{Op, Policy, TaskSpec, Workload};
+
+fn run_with(machine: &str, features: &str, tasks: Vec<TaskSpec>) -> RunResult {
+    let mut sc = scenario(machine, 1);
+    sc.features = features.into();
+    let wl = Workload {
+        tasks,
+        ..Workload::default()
+    };
+    let r = execute(&sc, prepare(&sc, wl).unwrap(), Some(1));
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
+    r
+}
+
+/// Runs 2 ms, sleeps 2 ms, forever: wake-ups and ticks both check the flag.
+fn busy_sleeper(comm: &str, cpu: usize) -> TaskSpec {
+    task(
+        comm,
+        0,
+        Policy::Normal,
+        Some(vec![cpu]),
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Run { work_ns: 2 * MS },
+            Op::Sleep { ns: 2 * MS },
+            Op::LoopEnd,
+        ],
+    )
+}
+
+#[test]
+fn eas_machine_sets_overutilized_when_a_little_cpu_is_full() {
+    // A hog on an A55 (capacity 124) exceeds 80% of it: the flag goes up.
+    let r = run_with("pixel6", "", vec![hog("h", 0, Some(vec![0]))]);
+    assert!(r.root_domain.eas);
+    assert!(r.root_domain.overutilized);
+    assert_eq!(
+        r.root_domain.overutilized_writes, 1,
+        "set once, never cleared without LB"
+    );
+    assert!(
+        r.root_domain.overutilized_reads > 200,
+        "every tick reads it"
+    );
+}
+
+#[test]
+fn eas_machine_with_light_load_stays_below_the_line() {
+    // 2 ms on / 2 ms off on an X1 at schedutil: ~50% of 1024, fits.
+    let r = run_with("pixel6", "", vec![busy_sleeper("s", 6)]);
+    assert!(r.root_domain.eas);
+    assert!(!r.root_domain.overutilized);
+    assert_eq!(r.root_domain.overutilized_writes, 0);
+    assert!(r.root_domain.overutilized_reads > 100);
+}
+
+#[test]
+fn without_eas_v6_10_never_touches_the_flag() {
+    // smp:4 has one capacity and no energy model: no EAS, so no reads or writes at all.
+    let tasks = (0..4).map(|c| busy_sleeper(&format!("s{c}"), c)).collect();
+    let r = run_with("smp:4", "", tasks);
+    assert!(!r.root_domain.eas);
+    assert_eq!(r.root_domain.overutilized_reads, 0);
+    assert_eq!(r.root_domain.overutilized_writes, 0);
+}
+
+#[test]
+fn pre_v6_10_rule_reads_and_writes_it_without_eas() {
+    // Seed 001's "before": every wake-up and tick reads rd->overutilized, and a CPU above
+    // 80% sets it, so other CPUs' next reads miss the cache line.
+    let mut tasks: Vec<TaskSpec> = (0..3).map(|c| busy_sleeper(&format!("s{c}"), c)).collect();
+    tasks.push(hog("h", 0, Some(vec![3])));
+    let r = run_with("smp:4", "OVERUTIL_WITHOUT_EAS", tasks);
+    assert!(!r.root_domain.eas);
+    assert!(r.root_domain.overutilized);
+    assert_eq!(r.root_domain.overutilized_writes, 1);
+    // 3 sleepers × (250 wake-ups + ~125 ticks) + 250 hog ticks, roughly.
+    assert!(
+        r.root_domain.overutilized_reads > 900,
+        "{:?}",
+        r.root_domain
+    );
+    // After the one remote write, each other CPU misses once.
+    assert_eq!(r.root_domain.overutilized_line_misses, 3);
+}
