@@ -39,6 +39,10 @@ pub struct RunArgs {
     /// CPU frequency governor: schedutil, performance, powersave or fixed:MHZ.
     #[arg(long, value_name = "GOVERNOR")]
     governor: Option<String>,
+    /// Kernel sysctl NAME=VALUE, e.g. sched_util_clamp_max=512; repeatable, applied after
+    /// the scenario file's [sysctl] table.
+    #[arg(long, value_name = "NAME=VALUE")]
+    sysctl: Vec<String>,
     /// Workload 'FRONTEND ARGS…', e.g. 'rtapp two-hogs.json'; repeatable. Replaces the
     /// scenario file's list; relative paths start at the current directory.
     #[arg(short, long = "workload")]
@@ -108,6 +112,9 @@ fn build_scenario(args: &RunArgs) -> Result<Scenario, InputError> {
             InputError::new("--governor", m)
                 .with_fix("use schedutil, performance, powersave or fixed:MHZ (e.g. fixed:1401)")
         })?;
+    }
+    for s in &args.sysctl {
+        sc.sysctl.set_assignment(s)?;
     }
     if !args.workload.is_empty() {
         sc.workloads = args.workload.clone();

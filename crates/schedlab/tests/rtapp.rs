@@ -40,6 +40,7 @@ fn spec(comm: &str, program: Vec<Op>) -> TaskSpec {
         policy: Policy::Normal,
         nice: 0,
         slice_ns: None,
+        uclamp: Default::default(),
         cpus: None,
         delay_ns: 0,
         program,
@@ -314,9 +315,14 @@ fn unsupported_rtapp_features_say_so() {
         "`lock` is not supported yet",
     );
     assert_err(
-        r#"{"tasks": {"t": {"run": 1, "util_min": 100}}}"#,
-        "tasks.t.util_min",
+        r#"{"tasks": {"t": {"run": 1, "dl-runtime": 100}}}"#,
+        "tasks.t.dl-runtime",
         "not supported yet",
+    );
+    assert_err(
+        r#"{"tasks": {"t": {"run": 1, "util_min": 2000}}}"#,
+        "tasks.t.util_min",
+        "out of range",
     );
     assert_err(
         r#"{"global": {"io_device": "/dev/null"}, "tasks": {"t": {"run": 1}}}"#,

@@ -22,6 +22,7 @@ pub fn mixed_workload(hogs: usize, periodic: usize, nr_cpus: usize) -> Workload 
             policy: Policy::Normal,
             nice: (i % 11) as i32 - 5,
             slice_ns: None,
+            uclamp: Default::default(),
             cpus: Some(vec![i % nr_cpus]),
             delay_ns: 0,
             program: vec![
@@ -42,6 +43,7 @@ pub fn mixed_workload(hogs: usize, periodic: usize, nr_cpus: usize) -> Workload 
             policy: Policy::Normal,
             nice: 0,
             slice_ns: None,
+            uclamp: Default::default(),
             cpus: Some(vec![i % nr_cpus]),
             delay_ns: (i as Ns * 250_000) % (16 * NSEC_PER_MSEC),
             program: vec![

@@ -5,6 +5,7 @@ mod collect_cpus;
 pub mod run;
 pub mod scenario;
 pub mod scenario_toml;
+pub mod sysctl;
 
 pub use run::run_scenario;
 pub use scenario::{PreemptModel, Scenario};

@@ -75,6 +75,7 @@ pub fn prepare(scenario: &Scenario, workload: Workload) -> Result<Simulation, In
     .map_err(|e| InputError::new("workload", e))?;
     sim.sched.cfg.pelt_lshift = lshift;
     sim.sched.cpufreq_init(scenario.governor);
+    scenario.sysctl.apply(&mut sim.sched);
     Ok(sim)
 }
 
@@ -165,6 +166,17 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             preempt: s.cfg.preempt.name().to_string(),
             pelt_halflife_ms: 32 >> s.cfg.pelt_lshift,
             governor: s.cpufreq.governor.name(),
+            sysctl: [
+                (
+                    "sched_util_clamp_min".to_string(),
+                    s.cfg.sysctl_uclamp[0] as u64,
+                ),
+                (
+                    "sched_util_clamp_max".to_string(),
+                    s.cfg.sysctl_uclamp[1] as u64,
+                ),
+            ]
+            .into(),
             duration_ns: sim.stop_at,
             workloads: scenario.workloads.clone(),
         },

@@ -53,6 +53,8 @@ pub struct Scenario {
     pub preempt: PreemptModel,
     /// PELT half-life in ms: 32 (mainline), 16 or 8 (Android's sched_pelt_multiplier 2, 4).
     pub pelt_halflife_ms: u32,
+    /// Kernel sysctls (`--sysctl`, `[sysctl]`).
+    pub sysctl: super::sysctl::Sysctls,
     /// CPU frequency governor (`--governor`).
     pub governor: crate::sched::cpufreq_schedutil::Governor,
     /// `-w` arguments, `FRONTEND ARGS…`.
@@ -72,6 +74,7 @@ impl Default for Scenario {
             preempt: PreemptModel::Full,
             pelt_halflife_ms: 32,
             governor: Default::default(),
+            sysctl: Default::default(),
             workloads: Vec::new(),
             base_dir: PathBuf::from("."),
         }

@@ -9,6 +9,8 @@
 //! preempt = "full"
 //! pelt_halflife = "32ms"                 # 32ms, 16ms or 8ms
 //! governor = "schedutil"                 # performance, powersave, fixed:MHZ
+//! [sysctl]                               # /proc/sys/kernel names
+//! sched_util_clamp_max = 512
 //! workloads = ["rtapp two-hogs.json"]    # relative paths start at this file's folder
 //! ```
 //!
@@ -31,6 +33,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "preempt",
     "pelt_halflife",
     "governor",
+    "sysctl",
     "workloads",
 ];
 
@@ -105,6 +108,16 @@ pub fn parse_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<Scena
                             "use schedutil, performance, powersave or fixed:MHZ (e.g. fixed:1401)",
                         )
                     })?;
+            }
+            "sysctl" => {
+                let Value::Table(t) = value else {
+                    return Err(wrong_type(&at(), "a table of NAME = VALUE", value));
+                };
+                for (name, v) in t {
+                    let place = format!("{origin}: sysctl.{name}");
+                    let n = integer(v, &|| place.clone(), 0, u64::MAX)?;
+                    sc.sysctl.set(name, n, &place)?;
+                }
             }
             "workloads" => sc.workloads = workloads(value, &at)?,
             _ => {

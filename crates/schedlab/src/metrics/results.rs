@@ -64,6 +64,8 @@ pub struct ScenarioEcho {
     pub preempt: String,
     pub pelt_halflife_ms: u32,
     pub governor: String,
+    /// Every settable sysctl with the value in effect.
+    pub sysctl: std::collections::BTreeMap<String, u64>,
     pub duration_ns: u64,
     pub workloads: Vec<String>,
 }

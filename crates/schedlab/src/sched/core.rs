@@ -148,6 +148,9 @@ impl Sched {
             util_mean: Default::default(),
             uclamp_req: [0, 1024],
         });
+        if spec.uclamp.min.is_some() || spec.uclamp.max.is_some() {
+            self.set_uclamp(id, spec.uclamp.min, spec.uclamp.max);
+        }
         id
     }
 

@@ -24,6 +24,14 @@ impl Policy {
     }
 }
 
+/// Requested utilization clamps (sched_attr.sched_util_min / _max, 0..=1024); `None` =
+/// not requested.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UclampReq {
+    pub min: Option<u32>,
+    pub max: Option<u32>,
+}
+
 /// A change of scheduling attributes (sched_setattr / sched_setaffinity); `None` = unchanged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SchedChange {
@@ -31,6 +39,7 @@ pub struct SchedChange {
     pub nice: Option<i32>,
     /// Custom slice (sched_attr.sched_runtime), ns; `Some(0)` returns to the base slice.
     pub slice_ns: Option<Ns>,
+    pub uclamp: UclampReq,
     /// Allowed CPUs; `Some(vec![])` is never produced by front ends.
     pub cpus: Option<Vec<CpuId>>,
 }
@@ -88,6 +97,7 @@ pub struct TaskSpec {
     pub nice: i32,
     /// Custom slice (sched_runtime) in ns, if any.
     pub slice_ns: Option<Ns>,
+    pub uclamp: UclampReq,
     /// Allowed CPUs; `None` = all.
     pub cpus: Option<Vec<CpuId>>,
     pub delay_ns: Ns,

@@ -6,7 +6,7 @@
 //! (`src/rt-app_parse_config.c`) and thread body (`src/rt-app.c`) where the spec is
 //! silent: thread names, loop defaults, timer mode defaults, phase attribute rules.
 
-use super::program::TimerSpec;
+use super::program::{TimerSpec, UclampReq};
 use super::{Op, Policy, SchedChange, TaskSpec, TimerMode, Workload};
 use crate::error::InputError;
 use crate::time::{Ns, NSEC_PER_SEC, NSEC_PER_USEC};
@@ -47,8 +47,6 @@ const UNSUPPORTED_SCHED_KEYS: &[&str] = &[
     "dl-runtime",
     "dl-period",
     "dl-deadline",
-    "util_min",
-    "util_max",
     "nodes_membind",
     "taskgroup",
 ];
@@ -99,6 +97,7 @@ struct Attrs {
     policy: Option<Policy>,
     nice: Option<i32>,
     cpus: Option<Vec<usize>>,
+    uclamp: UclampReq,
 }
 
 /// Loop count: `None` = forever (rt-app `-1`).
@@ -306,6 +305,7 @@ impl<'a> Compiler<'a> {
             policy,
             nice: attrs.nice.unwrap_or(0),
             slice_ns: None,
+            uclamp: attrs.uclamp,
             cpus: attrs.cpus.clone(),
             delay_ns,
             program: program.clone(),
@@ -318,6 +318,8 @@ impl<'a> Compiler<'a> {
             "policy" => a.policy = Some(self.policy(v, path)?),
             "priority" => a.nice = Some(self.nice(v, path)?),
             "cpus" => a.cpus = Some(self.cpus(v, path)?),
+            "util_min" => a.uclamp.min = Some(self.util_clamp(v, path)?),
+            "util_max" => a.uclamp.max = Some(self.util_clamp(v, path)?),
             _ if UNSUPPORTED_SCHED_KEYS.contains(&key) => {
                 return Err(self
                     .err(path, format!("rt-app key `{key}` is not supported yet"))
@@ -401,6 +403,7 @@ impl<'a> Compiler<'a> {
                 // default nice, 0 (rt-app parse_sched_data).
                 nice: p.attrs.nice.or(p.attrs.policy.map(|_| 0)),
                 slice_ns: None,
+                uclamp: p.attrs.uclamp,
                 cpus: if any_cpus {
                     p.attrs.cpus.clone().or(task.cpus.clone())
                 } else {
@@ -573,6 +576,16 @@ impl<'a> Compiler<'a> {
             n => Err(self
                 .err(path, format!("priority {n} is not a nice value"))
                 .with_fix("fair policies take a nice value from -20 to 19")),
+        }
+    }
+
+    /// util_min / util_max: a utilization clamp, 0..=1024 (sched_attr.sched_util_*).
+    fn util_clamp(&self, v: &Json, path: &str) -> Result<u32, InputError> {
+        match self.int(v, path)? {
+            n @ 0..=1024 => Ok(n as u32),
+            n => Err(self
+                .err(path, format!("utilization clamp {n} is out of range"))
+                .with_fix("util_min and util_max take 0 to 1024")),
         }
     }
 

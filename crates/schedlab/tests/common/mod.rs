@@ -23,6 +23,7 @@ pub fn task(
         policy,
         nice,
         slice_ns: None,
+        uclamp: Default::default(),
         cpus,
         delay_ns: 0,
         program,

@@ -57,7 +57,8 @@ impl Sched {
         }
     }
 
-    /// sched_setattr for fair tasks: policy, nice and custom slice (spec fair §2.17).
+    /// sched_setattr for fair tasks: policy, nice, custom slice and uclamp (spec fair §2.17,
+    /// §5.2).
     /// Affinity is handled by the core (it may migrate the task).
     pub fn setattr_fair(&mut self, p: TaskId, change: &SchedChange) {
         let was_idle = self.tasks[p].is_idle_policy();
@@ -76,6 +77,9 @@ impl Sched {
                 e.custom_slice = true;
                 e.slice = slice.clamp(100_000, 100_000_000);
             }
+        }
+        if change.uclamp.min.is_some() || change.uclamp.max.is_some() {
+            self.set_uclamp(p, change.uclamp.min, change.uclamp.max);
         }
         let t = &self.tasks[p];
         let new = LoadWeight::for_task(t.nice, t.policy == Policy::Idle);

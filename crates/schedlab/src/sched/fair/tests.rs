@@ -28,6 +28,7 @@ fn new_sched(nr_tasks: usize, nices: &[i32]) -> Sched {
             } else {
                 None
             },
+            uclamp: Default::default(),
             cpus: None,
             delay_ns: 0,
             program: Vec::new(),
