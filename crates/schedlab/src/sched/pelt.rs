@@ -308,4 +308,42 @@ mod tests {
         assert_eq!(sa.last_update_time, t);
         assert_eq!(sa.util_sum, before.util_sum);
     }
+
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Any history of runs, sleeps and waits at any weight, in steps from 1 ns to
+            /// 10 s: util_avg ≤ 1024, a cfs_rq's runnable_avg ≤ 1024 · the most tasks it
+            /// had, load_avg ≤ the weight, and
+            /// no sum overflows (tests build with overflow checks, so an overflow panics).
+            #[test]
+            fn signals_stay_in_range(
+                steps in proptest::collection::vec(
+                    (1u64..10_000_000_000, 0u8..3, 1u64..=88761, 1u64..=64),
+                    1..200,
+                ),
+            ) {
+                let mut se = SchedAvg { last_update_time: 1, ..Default::default() };
+                let mut rq = SchedAvg { last_update_time: 1, ..Default::default() };
+                let mut now = 1u64;
+                let mut max_nr = 0;
+                for (dt, state, weight, nr) in steps {
+                    now += dt;
+                    max_nr = max_nr.max(nr);
+                    // 0 = running, 1 = runnable but waiting, 2 = sleeping.
+                    let (load, running) = (state != 2, state == 0);
+                    update_signal(now, &mut se, load as u64, load as u64, running, weight);
+                    update_signal(now, &mut rq, weight * nr, nr, running, 1);
+                    prop_assert!(se.util_avg <= 1024);
+                    prop_assert!(se.runnable_avg <= 1024);
+                    prop_assert!(se.load_avg <= weight);
+                    prop_assert!(rq.util_avg <= 1024);
+                    prop_assert!(rq.runnable_avg <= 1024 * max_nr);
+                    prop_assert!(se.util_sum as u64 <= LOAD_AVG_MAX as u64 * 1024);
+                }
+            }
+        }
+    }
 }
