@@ -284,3 +284,45 @@ fn uclamp_from_rtapp_and_sysctl_steers_the_frequency() {
     assert!(free < capped, "free {free} capped {capped}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The frequencies the single-CPU domain goes through in the first 0.4 s: a task runs
+/// 20 µs of work and sleeps 300 µs 300 times (settling its util low, ≤ 0.15 s even at
+/// 500 MHz), then keeps running 20 µs but waits like `wait`.
+fn freq_trace(wait: Op) -> Vec<u32> {
+    let sc = sc("smp-dvfs:1", 2, Governor::Schedutil);
+    let program = vec![
+        Op::LoopBegin { count: Some(300) },
+        Op::Run { work_ns: 20 * US },
+        Op::Sleep { ns: 300 * US },
+        Op::LoopEnd,
+        Op::LoopBegin { count: None },
+        Op::Run { work_ns: 20 * US },
+        wait,
+        Op::LoopEnd,
+    ];
+    let mut s = sim_of(&sc, vec![task("io", 0, Policy::Normal, None, program)]);
+    let mut seen: Vec<u32> = vec![s.sched.machine.freq_domains[0].cur_khz / 1000];
+    for t in (0..400_000).step_by(25) {
+        s.run_until(t * US);
+        let f = s.sched.machine.freq_domains[0].cur_khz / 1000;
+        if seen.last() != Some(&f) {
+            seen.push(f);
+        }
+    }
+    seen
+}
+
+#[test]
+fn iowait_boost_doubles_per_io_wakeup() {
+    let io = freq_trace(Op::IoWait { ns: 300 * US });
+    let sleep = freq_trace(Op::Sleep { ns: 300 * US });
+    eprintln!("iowait: {io:?}\nsleep: {sleep:?}");
+    // The plain sleeper's util decays from its initial 512 and the domain walks down to
+    // the bottom OPP; the IO waiter does the same while it still sleeps plainly…
+    assert_eq!(sleep.last(), Some(&500));
+    assert_eq!(&io[..sleep.len()], &sleep[..], "{io:?}");
+    // …then back-to-back IO wake-ups double the boost 128 → 256 → 512 → 1024; with the 25%
+    // headroom, 2802000 · 1.25 · boost / 1024 resolved up is 500 (no change), 984, 1826
+    // and 2802 MHz.
+    assert_eq!(&io[sleep.len()..], &[984, 1826, 2802], "{io:?}");
+}

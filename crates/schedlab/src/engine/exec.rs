@@ -95,6 +95,11 @@ impl Interpreter {
                     sched.block_current(cpu);
                     return Step::Continue;
                 }
+                Op::IoWait { ns } => {
+                    sched.events.push(now + ns, Event::TimerWake(p));
+                    sched.block_current_iowait(cpu);
+                    return Step::Continue;
+                }
                 Op::Timer {
                     timer,
                     period_ns,

@@ -146,6 +146,7 @@ impl Sched {
             wakeup_at: None,
             wakeup_latency: LatencyRecorder::default(),
             util_mean: Default::default(),
+            in_iowait: false,
             uclamp_req: [0, 1024],
         });
         if spec.uclamp.min.is_some() || spec.uclamp.max.is_some() {
@@ -424,6 +425,8 @@ impl Sched {
                 let start = now + self.machine.costs.context_switch_ns;
                 let t = &mut self.tasks[n];
                 t.on_cpu = true;
+                // io_schedule_finish.
+                t.in_iowait = false;
                 if let Some(w) = t.wait_start.take() {
                     t.wait_sum += now - w;
                 }
@@ -497,6 +500,13 @@ impl Sched {
         if self.cfg.preempt == PreemptModel::Voluntary && self.rqs[cpu].need_resched {
             self.schedule(cpu, true);
         }
+    }
+
+    /// The running task blocks in io_schedule(): as block_current, with in_iowait set.
+    pub fn block_current_iowait(&mut self, cpu: CpuId) {
+        let p = self.rqs[cpu].curr.expect("block on an idle CPU");
+        self.tasks[p].in_iowait = true;
+        self.block_current(cpu);
     }
 
     /// The running task blocks (sleep, wait): schedule() with a non-running state.

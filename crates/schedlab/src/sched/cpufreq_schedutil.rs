@@ -1,5 +1,5 @@
 //! CPU frequency governors: schedutil (spec fair §5.1, §5.3) and the static ones
-//! (performance, powersave, a fixed frequency). A frequency decision is applied by a
+//! (performance, powersave, a fixed frequency). The IO-wait boost is in `cpufreq_iowait`. A frequency decision is applied by a
 //! `FreqChange` event at the same instant, after the scheduler operation that triggered it
 //! (the sugov kthread / fast-switch path), so no operation sees the speed change under it.
 
@@ -70,6 +70,9 @@ pub struct SugovCpu {
     pub last_update: Ns,
     /// tick_nohz idle-calls count when the governor last looked (the "hold" heuristic).
     pub saved_idle_calls: u64,
+    /// IO-wait boost, capacity units, and whether an IO wake-up renewed it.
+    pub iowait_boost: u64,
+    pub iowait_boost_pending: bool,
 }
 
 /// Governor state for the whole machine.
@@ -129,8 +132,9 @@ impl Sched {
         }
     }
 
-    /// cpufreq_update_util: a root cfs_rq's utilisation changed (spec fair §5.3 triggers).
-    pub fn cpufreq_update_util(&mut self, cpu: CpuId) {
+    /// cpufreq_update_util: a root cfs_rq's utilisation changed, or a task woke from IO
+    /// wait (`flags`; spec fair §5.3 triggers).
+    pub fn cpufreq_update_util(&mut self, cpu: CpuId, flags: u32) {
         if self.cpufreq.governor != Governor::Schedutil {
             return;
         }
@@ -139,6 +143,7 @@ impl Sched {
             return;
         }
         let time = self.now;
+        self.sugov_iowait_boost(cpu, time, flags);
         self.cpufreq.cpus[cpu].last_update = time;
         if !self.sugov_should_update_freq(d, time) {
             return;
@@ -146,7 +151,8 @@ impl Sched {
         let max_cap = self.machine.arch_scale_cpu_capacity(cpu);
         let next_f = if self.machine.freq_domains[d].cpus.len() == 1 {
             // sugov_update_single_freq
-            self.sugov_get_util(cpu, 0);
+            let boost = self.sugov_iowait_apply(cpu, time, max_cap);
+            self.sugov_get_util(cpu, boost);
             let util = self.cpufreq.cpus[cpu].util;
             let mut next_f = self.get_next_freq(d, util, max_cap);
             let policy = &self.cpufreq.policies[d];
@@ -159,7 +165,8 @@ impl Sched {
             // sugov_next_freq_shared: the highest need in the policy.
             let mut util = 0;
             for j in self.machine.freq_domains[d].cpus.clone() {
-                self.sugov_get_util(j, 0);
+                let boost = self.sugov_iowait_apply(j, time, max_cap);
+                self.sugov_get_util(j, boost);
                 util = util.max(self.cpufreq.cpus[j].util);
             }
             self.get_next_freq(d, util, max_cap)

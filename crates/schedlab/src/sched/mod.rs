@@ -7,6 +7,7 @@
 
 pub mod capacity;
 pub mod core;
+pub mod cpufreq_iowait;
 pub mod cpufreq_schedutil;
 pub mod energy_model;
 pub mod fair;

@@ -165,6 +165,8 @@ pub struct Task {
     pub wakeup_latency: LatencyRecorder,
     /// Time-weighted util_avg accumulator (results' util_avg_mean).
     pub util_mean: UtilMean,
+    /// p->in_iowait: sleeping in io_schedule(); cleared once it runs again.
+    pub in_iowait: bool,
     /// Requested uclamp (min, max), 0..=1024 (spec fair §5.2).
     pub uclamp_req: [u32; 2],
 }

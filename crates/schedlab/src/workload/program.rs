@@ -69,6 +69,10 @@ pub enum Op {
     Sleep {
         ns: Ns,
     },
+    /// Wait `ns` for IO (io_schedule: the wake-up carries the IO-wait frequency boost).
+    IoWait {
+        ns: Ns,
+    },
     /// Sleep until the next expiry of timer `timer` (an index into `Workload::timers`),
     /// then advance it by `period_ns`.
     Timer {

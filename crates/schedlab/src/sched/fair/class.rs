@@ -33,6 +33,11 @@ impl Sched {
     /// enqueue_task_fair (spec fair §2.11).
     pub fn enqueue_task_fair(&mut self, cpu: CpuId, p: TaskId, flags: u32) {
         let se = self.tasks[p].se;
+        if self.tasks[p].in_iowait {
+            // The enqueue below may not change util, so tell cpufreq explicitly.
+            let flag = crate::sched::cpufreq_iowait::SCHED_CPUFREQ_IOWAIT;
+            self.cpufreq_update_util(cpu, flag);
+        }
         if !self.entities[se as usize].sched_delayed || flags & enqueue::DELAYED != 0 {
             self.util_est_enqueue(cpu, p);
             self.uclamp_rq_inc(cpu, p);

@@ -349,7 +349,7 @@ impl Sched {
     fn cfs_rq_util_change(&mut self, cfs: CfsRqId) {
         if self.cfs_rqs[cfs].owner.is_none() {
             let cpu = self.cfs_rqs[cfs].cpu;
-            self.cpufreq_update_util(cpu);
+            self.cpufreq_update_util(cpu, 0);
         }
     }
 
