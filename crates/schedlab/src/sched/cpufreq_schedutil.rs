@@ -164,7 +164,8 @@ impl Sched {
         } else {
             // sugov_next_freq_shared: the highest need in the policy.
             let mut util = 0;
-            for j in self.machine.freq_domains[d].cpus.clone() {
+            for k in 0..self.machine.freq_domains[d].cpus.len() {
+                let j = self.machine.freq_domains[d].cpus[k];
                 let boost = self.sugov_iowait_apply(j, time, max_cap);
                 self.sugov_get_util(j, boost);
                 util = util.max(self.cpufreq.cpus[j].util);
