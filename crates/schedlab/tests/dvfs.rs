@@ -12,26 +12,10 @@ use schedlab::sched::cpufreq_schedutil::{map_util_perf, next_freq_for, Governor}
 use schedlab::workload::program::TimerSpec;
 use schedlab::workload::{Op, Policy, TaskSpec, TimerMode, Workload};
 
-/// `work_ms` of reference work every `period_us`, on its own absolute timer.
+/// `work_us` of reference work every `period_us` on CPU `cpu`, on its own absolute timer.
 fn periodic(comm: &str, work_us: u64, period_us: u64, cpu: usize, timer: usize) -> TaskSpec {
-    task(
-        comm,
-        0,
-        Policy::Normal,
-        Some(vec![cpu]),
-        vec![
-            Op::LoopBegin { count: None },
-            Op::Run {
-                work_ns: work_us * US,
-            },
-            Op::Timer {
-                timer,
-                period_ns: period_us * US,
-                mode: TimerMode::Absolute,
-            },
-            Op::LoopEnd,
-        ],
-    )
+    let ops = periodic_ops(None, work_us * US, period_us * US, timer);
+    task(comm, 0, Policy::Normal, Some(vec![cpu]), ops)
 }
 
 fn workload(tasks: Vec<TaskSpec>) -> Workload {

@@ -7,23 +7,7 @@ use common::*;
 use schedlab::sched::fair::util_est::{util_est_next, UTIL_AVG_UNCHANGED};
 use schedlab::sched::pelt::{decay_load, update_signal, SchedAvg};
 use schedlab::workload::program::TimerSpec;
-use schedlab::workload::{Op, Policy, TimerMode, Workload};
-
-/// A task that runs `run_ms` then waits for the next `period_ms` tick of its own timer.
-fn periodic(run_ms: u64, period_ms: u64, timer: usize) -> Vec<Op> {
-    vec![
-        Op::LoopBegin { count: None },
-        Op::Run {
-            work_ns: run_ms * MS,
-        },
-        Op::Timer {
-            timer,
-            period_ns: period_ms * MS,
-            mode: TimerMode::Absolute,
-        },
-        Op::LoopEnd,
-    ]
-}
+use schedlab::workload::{Op, Policy, Workload};
 
 fn one_task_sim(program: Vec<Op>, secs: u64) -> schedlab::engine::sim::Simulation {
     let sc = scenario("smp:1", secs);
@@ -59,7 +43,7 @@ fn new_task_starts_at_half_the_spare_capacity_and_converges_to_1024() {
 fn half_duty_cycle_settles_to_the_kernel_value() {
     // 8 ms of work every 16 ms. Replay the same on/off history through the bare
     // arithmetic from the first attach and compare the settled peak and trough.
-    let mut s = one_task_sim(periodic(8, 16, 0), 2);
+    let mut s = one_task_sim(periodic_ops(None, 8 * MS, 16 * MS, 0), 2);
     let mut peaks = Vec::new();
     let mut troughs = Vec::new();
     for k in 40..60u64 {
@@ -135,33 +119,12 @@ fn blocked_load_decays_exactly_while_asleep() {
 #[test]
 fn util_est_ewma_follows_the_hand_computation() {
     // 4 ms every 16 ms for 1 s, then 12 ms every 16 ms for 0.5 s, then 4 ms again.
-    let timer = 0;
-    let program = vec![
-        Op::LoopBegin { count: Some(62) },
-        Op::Run { work_ns: 4 * MS },
-        Op::Timer {
-            timer,
-            period_ns: 16 * MS,
-            mode: TimerMode::Absolute,
-        },
-        Op::LoopEnd,
-        Op::LoopBegin { count: Some(31) },
-        Op::Run { work_ns: 12 * MS },
-        Op::Timer {
-            timer,
-            period_ns: 16 * MS,
-            mode: TimerMode::Absolute,
-        },
-        Op::LoopEnd,
-        Op::LoopBegin { count: Some(31) },
-        Op::Run { work_ns: 4 * MS },
-        Op::Timer {
-            timer,
-            period_ns: 16 * MS,
-            mode: TimerMode::Absolute,
-        },
-        Op::LoopEnd,
-    ];
+    let program = [
+        periodic_ops(Some(62), 4 * MS, 16 * MS, 0),
+        periodic_ops(Some(31), 12 * MS, 16 * MS, 0),
+        periodic_ops(Some(31), 4 * MS, 16 * MS, 0),
+    ]
+    .concat();
     let mut s = one_task_sim(program, 2);
     s.sched.util_est_log = Some(Vec::new());
     let mut seen = Vec::new();

@@ -65,6 +65,7 @@ impl Sched {
             rqs,
             cpufreq: Default::default(),
             rd: Default::default(),
+            em: Vec::new(),
             events: EventQueue::default(),
             resched_now: Vec::new(),
             invariant_violations: 0,
@@ -73,6 +74,9 @@ impl Sched {
             util_est_log: None,
         };
         s.cfg.eas_capable = s.machine_eas_capable();
+        s.em = (0..s.machine.freq_domains.len())
+            .map(|d| super::energy_model::em_perf_domain(&s.machine, d))
+            .collect();
         s.cpufreq_init(Default::default());
         s.meter_init();
         s

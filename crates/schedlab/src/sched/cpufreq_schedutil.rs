@@ -4,7 +4,7 @@
 //! (the sugov kthread / fast-switch path), so no operation sees the speed change under it.
 
 use super::fair::util_est::UtilConsumer;
-use super::{Sched, TaskId};
+use super::Sched;
 use crate::engine::Event;
 use crate::machine::CpuId;
 use crate::time::Ns;
@@ -287,12 +287,6 @@ impl Sched {
         for &cpu in &cpus {
             self.arm_work(cpu);
         }
-    }
-
-    /// The frequency the task's CPU runs at, kHz (for probes and tests).
-    pub fn task_cpu_khz(&self, p: TaskId) -> u32 {
-        let cpu = self.tasks[p].cpu;
-        self.machine.freq_domains[self.machine.cpus[cpu].freq_domain].cur_khz
     }
 }
 

@@ -121,8 +121,7 @@ impl Sched {
         if dst.is_some() {
             busy = (busy + eenv.task_busy_time).min(eenv.pd_cap);
         }
-        let table = em_perf_domain(&self.machine, d);
-        em_cpu_energy(&table, max_util, busy, eenv.cpu_cap)
+        em_cpu_energy(&self.em[d], max_util, busy, eenv.cpu_cap)
     }
 }
 

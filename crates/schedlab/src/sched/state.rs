@@ -260,6 +260,8 @@ pub struct Sched {
     pub cpufreq: Cpufreq,
     /// The root domain (one per machine: no cpusets).
     pub rd: super::capacity::RootDomain,
+    /// Energy-model perf states per frequency domain (built once from the machine).
+    pub em: Vec<Vec<super::energy_model::EmPerfState>>,
     pub events: EventQueue,
     /// CPUs whose need_resched must be acted on before the current event ends.
     pub resched_now: Vec<CpuId>,

@@ -88,3 +88,18 @@ pub fn with_preempt(mut sc: Scenario, p: PreemptModel) -> Scenario {
 pub fn cpu_time(r: &RunResult, comm: &str) -> u64 {
     r.tasks.iter().find(|t| t.comm == comm).unwrap().cpu_time_ns
 }
+
+/// `count` activations (None = forever) of `work_ns` reference work, each waiting for the
+/// next `period_ns` tick of absolute timer `timer` (rt-app's run + timer pattern).
+pub fn periodic_ops(count: Option<u64>, work_ns: Ns, period_ns: Ns, timer: usize) -> Vec<Op> {
+    vec![
+        Op::LoopBegin { count },
+        Op::Run { work_ns },
+        Op::Timer {
+            timer,
+            period_ns,
+            mode: schedlab::workload::TimerMode::Absolute,
+        },
+        Op::LoopEnd,
+    ]
+}
