@@ -119,11 +119,13 @@ impl Machine {
     }
 
     /// arch_scale_cpu_capacity: the CPU's capacity at its top frequency (spec fair §6.1).
+    #[inline]
     pub fn arch_scale_cpu_capacity(&self, cpu: CpuId) -> u64 {
         self.cpus[cpu].capacity as u64
     }
 
     /// arch_scale_freq_capacity: cur_freq / max_freq × 1024 (spec fair §5.4).
+    #[inline]
     pub fn arch_scale_freq_capacity(&self, cpu: CpuId) -> u64 {
         let d = &self.freq_domains[self.cpus[cpu].freq_domain];
         ((d.cur_khz as u64) << 10) / d.max_khz as u64

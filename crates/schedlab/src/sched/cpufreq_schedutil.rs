@@ -217,6 +217,7 @@ impl Sched {
     }
 
     /// sugov_get_util: the CPU's performance request including headroom and clamps.
+    #[inline]
     fn sugov_get_util(&mut self, cpu: CpuId, boost: u64) {
         let cap = self.machine.arch_scale_cpu_capacity(cpu);
         let faster = self.util_est_faster(cpu, UtilConsumer::Freq);
@@ -241,6 +242,7 @@ impl Sched {
     }
 
     /// effective_cpu_util(cpu, util_cfs, &min, &max) → (util, min, max) (spec fair §5.1).
+    #[inline]
     pub fn effective_cpu_util(&self, cpu: CpuId, util_cfs: u64) -> (u64, u64, u64) {
         let scale = self.machine.arch_scale_cpu_capacity(cpu);
         let rq = &self.rqs[cpu];

@@ -128,10 +128,19 @@ pub fn ___update_load_sum(
 
 /// ___update_load_avg: averages from sums with the current divider (spec fair §3.4).
 pub fn ___update_load_avg(sa: &mut SchedAvg, load: u64) {
-    let divider = get_pelt_divider(sa) as u64;
-    sa.load_avg = load * sa.load_sum / divider;
-    sa.runnable_avg = sa.runnable_sum / divider;
-    sa.util_avg = sa.util_sum as u64 / divider;
+    let divider = get_pelt_divider(sa);
+    sa.load_avg = div_by_divider(load * sa.load_sum, divider);
+    sa.runnable_avg = div_by_divider(sa.runnable_sum, divider);
+    sa.util_avg = (sa.util_sum / divider) as u64;
+}
+
+/// `n / divider`, in 32 bits when `n` fits (the usual case for a task): same result, a
+/// cheaper division on the simulator's hottest path.
+fn div_by_divider(n: u64, divider: u32) -> u64 {
+    match u32::try_from(n) {
+        Ok(n) => (n / divider) as u64,
+        Err(_) => n / divider as u64,
+    }
 }
 
 /// faster_est_approx (util_est_faster RFC, seed 003): the util_avg a task with no history

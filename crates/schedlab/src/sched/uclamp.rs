@@ -67,6 +67,7 @@ impl Sched {
     }
 
     /// uclamp_rq_get: the rq's aggregated clamp.
+    #[inline]
     pub fn uclamp_rq_get(&self, cpu: CpuId, id: UclampId) -> u64 {
         if !self.uclamp_is_used() {
             return uclamp_none(id) as u64;

@@ -6,7 +6,8 @@ use super::tree::EntityId;
 use super::weights::scale_load_down;
 use crate::machine::CpuId;
 use crate::sched::pelt::{
-    get_pelt_divider, update_signal, SchedAvg, LOAD_AVG_MAX, PELT_MIN_DIVIDER, SCHED_CAPACITY_SHIFT,
+    ___update_load_avg, ___update_load_sum, get_pelt_divider, update_signal, SchedAvg,
+    LOAD_AVG_MAX, PELT_MIN_DIVIDER, SCHED_CAPACITY_SHIFT,
 };
 use crate::sched::{CfsRqId, Sched, TaskId};
 use crate::time::Ns;
@@ -136,21 +137,33 @@ impl Sched {
             None => (e.on_rq && !e.sched_delayed) as u64,
         };
         let running = self.cfs_rqs[cfs].curr == Some(se);
-        let w = self.se_weight(se);
-        self.account_util_mean(se);
-        let e = &mut self.entities[se as usize];
-        if update_signal(now, &mut e.avg, load, runnable, running, w) {
-            super::util_est::cfs_se_util_change(&mut e.avg);
-            return true;
+        if !___update_load_sum(
+            now,
+            &mut self.entities[se as usize].avg,
+            load,
+            runnable,
+            running,
+        ) {
+            return false;
         }
-        false
+        self.update_se_avg(se);
+        super::util_est::cfs_se_util_change(&mut self.entities[se as usize].avg);
+        true
     }
 
     /// __update_load_avg_blocked_se: decay a sleeping entity (spec fair §3.5).
     fn __update_load_avg_blocked_se(&mut self, now: Ns, se: EntityId) {
-        let w = self.se_weight(se);
+        if ___update_load_sum(now, &mut self.entities[se as usize].avg, 0, 0, false) {
+            self.update_se_avg(se);
+        }
+    }
+
+    /// ___update_load_avg for an entity, closing the util_avg_mean interval of the value
+    /// it replaces (util_avg only changes here and at post-init).
+    fn update_se_avg(&mut self, se: EntityId) {
         self.account_util_mean(se);
-        update_signal(now, &mut self.entities[se as usize].avg, 0, 0, false, w);
+        let w = self.se_weight(se);
+        ___update_load_avg(&mut self.entities[se as usize].avg, w);
     }
 
     /// __update_load_avg_cfs_rq (spec fair §3.5).

@@ -66,10 +66,19 @@ impl Sched {
     /// The util_est_faster boost for `consumer` on `cpu`, 0 when off: the PELT ramp of
     /// twice curr's runtime in its current activation, scaled by CPU capacity and
     /// frequency to PELT time (seed 003's "scaled util_est_faster").
+    #[inline]
     pub fn util_est_faster(&self, cpu: CpuId, consumer: UtilConsumer) -> u64 {
         let on = self.features.on(Feature::UTIL_EST)
             && (self.features.on(Feature::UTIL_EST_FASTER) || self.features.on(consumer.feature()));
-        let Some(curr) = self.rqs[cpu].curr.filter(|_| on) else {
+        if !on {
+            return 0;
+        }
+        self.util_est_faster_boost(cpu)
+    }
+
+    /// The boost itself, once a consumer has it switched on.
+    fn util_est_faster_boost(&self, cpu: CpuId) -> u64 {
+        let Some(curr) = self.rqs[cpu].curr else {
             return 0;
         };
         let e = &self.entities[self.tasks[curr].se as usize];
@@ -148,6 +157,7 @@ impl Sched {
 
     /// cpu_util(cpu, p, dst_cpu, boost) (spec fair §4.5). `dst_cpu = None` is the
     /// kernel's −1.
+    #[inline]
     pub fn cpu_util(
         &self,
         cpu: CpuId,
