@@ -5,6 +5,7 @@
 //! (SMT siblings share one), LLC, package and NUMA node ids, a capacity and a frequency
 //! domain, so topology, asymmetric capacity and OPP tables extend these types in place.
 
+pub mod build;
 pub mod opp;
 pub mod pixel6;
 pub mod presets;
@@ -27,6 +28,8 @@ pub struct Cpu {
     pub capacity: u32,
     /// Physical core; SMT siblings share it.
     pub core: usize,
+    /// Cluster (CLS level: L2 or LLC-tag group); equal to `core` where there is none.
+    pub cluster: usize,
     /// Last-level-cache group (LLC / CCX).
     pub llc: usize,
     pub package: usize,
@@ -84,6 +87,23 @@ pub struct Costs {
     pub idle_exit_ns: Ns,
     /// Delivery time of a cross-CPU wake-up or reschedule IPI. Default 5 µs.
     pub wakeup_ipi_ns: Ns,
+    /// Speed of each SMT thread while another thread of its core is busy, in percent of
+    /// a lone thread (SMT2 at 62% ≈ 1.25× the core's throughput). Default 62.
+    pub smt_busy_speed_pct: u32,
+    /// Extra reference work after a migration within an LLC (warming L1/L2), for a task
+    /// of footprint 1. Default 10 µs.
+    pub migrate_llc_ns: Ns,
+    /// … across LLCs in one NUMA node (refilling the LLC). Default 50 µs.
+    pub migrate_cross_llc_ns: Ns,
+    /// … across NUMA nodes (remote memory until pages follow). Default 150 µs.
+    pub migrate_cross_numa_ns: Ns,
+    /// CPU time of the wake-up path (select_task_rq + enqueue) on the waking CPU.
+    /// Default 1 µs.
+    pub sched_wakeup_ns: Ns,
+    /// CPU time per CPU visited by an idle-CPU scan (select_idle_cpu). Default 50 ns.
+    pub sched_idle_scan_per_cpu_ns: Ns,
+    /// CPU time per CPU examined by a load-balance pass. Default 100 ns.
+    pub sched_lb_per_cpu_ns: Ns,
 }
 
 impl Default for Costs {
@@ -92,6 +112,13 @@ impl Default for Costs {
             context_switch_ns: 2_000,
             idle_exit_ns: 50_000,
             wakeup_ipi_ns: 5_000,
+            smt_busy_speed_pct: 62,
+            migrate_llc_ns: 10_000,
+            migrate_cross_llc_ns: 50_000,
+            migrate_cross_numa_ns: 150_000,
+            sched_wakeup_ns: 1_000,
+            sched_idle_scan_per_cpu_ns: 50,
+            sched_lb_per_cpu_ns: 100,
         }
     }
 }
@@ -102,6 +129,8 @@ pub struct Machine {
     pub name: String,
     pub cpus: Vec<Cpu>,
     pub freq_domains: Vec<FreqDomain>,
+    /// SLIT-style NUMA distances, node × node (10 on the diagonal).
+    pub numa_distance: Vec<Vec<u32>>,
     pub costs: Costs,
 }
 

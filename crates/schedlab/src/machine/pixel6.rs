@@ -110,6 +110,7 @@ fn cpu(id: usize, capacity: u32, freq_domain: usize) -> Cpu {
         id,
         capacity,
         core: id,
+        cluster: freq_domain,
         // One DSU L3 shared by all eight cores.
         llc: 0,
         package: 0,
@@ -139,6 +140,7 @@ pub fn pixel6() -> Machine {
             domain(vec![4, 5], opp_table(284, CL1_A76), idle_states(340, 2500)),
             domain(vec![6, 7], opp_table(650, CL2_X1), idle_states(455, 3500)),
         ],
+        numa_distance: vec![vec![10]],
         costs: Costs::default(),
     }
 }
@@ -154,6 +156,7 @@ pub fn smp_dvfs(n: usize) -> Machine {
             opp_table(650, CL2_X1),
             idle_states(455, 3500),
         )],
+        numa_distance: vec![vec![10]],
         costs: Costs::default(),
     }
 }

@@ -70,6 +70,7 @@ pub fn smp(n: usize) -> Machine {
             id,
             capacity: super::SCHED_CAPACITY_SCALE,
             core: id,
+            cluster: id,
             llc: 0,
             package: 0,
             numa_node: 0,
@@ -92,6 +93,7 @@ pub fn smp(n: usize) -> Machine {
             transition_latency_ns: 0,
             idle_states: Vec::new(),
         }],
+        numa_distance: vec![vec![10]],
         costs: Costs::default(),
     }
 }
