@@ -34,7 +34,17 @@ pub fn run_workload(scenario: &Scenario, workload: Workload) -> Result<RunResult
 
 /// Validate the scenario and set up the simulation without running it.
 pub fn prepare(scenario: &Scenario, workload: Workload) -> Result<Simulation, InputError> {
-    let (machine, features) = check_settings(scenario)?;
+    prepare_on(scenario, machine_from_name(&scenario.machine)?, workload)
+}
+
+/// As `prepare`, on a machine built by the caller (tests, generated topologies); the
+/// scenario's machine name is ignored.
+pub fn prepare_on(
+    scenario: &Scenario,
+    machine: Machine,
+    workload: Workload,
+) -> Result<Simulation, InputError> {
+    let features = check_knobs(scenario)?;
     let n = machine.nr_cpus();
     for t in &workload.tasks {
         // Affinity changes inside the program (rt-app phase `cpus`) are checked too:
@@ -97,6 +107,11 @@ pub fn pelt_lshift(halflife_ms: u32) -> Result<u32, InputError> {
 /// Check the scenario's machine, features and tick rate; build the first two.
 pub fn check_settings(scenario: &Scenario) -> Result<(Machine, Features), InputError> {
     let machine = machine_from_name(&scenario.machine)?;
+    Ok((machine, check_knobs(scenario)?))
+}
+
+/// Validate everything but the machine: features, tick rate, PELT half-life.
+pub fn check_knobs(scenario: &Scenario) -> Result<Features, InputError> {
     let mut features = Features::default();
     features.apply_list(&scenario.features, "features")?;
     if scenario.hz == 0 {
@@ -104,7 +119,7 @@ pub fn check_settings(scenario: &Scenario) -> Result<(Machine, Features), InputE
             .with_fix("use a kernel HZ value such as 100, 250 or 1000"));
     }
     pelt_lshift(scenario.pelt_halflife_ms)?;
-    Ok((machine, features))
+    Ok(features)
 }
 
 /// Run a prepared simulation. `invariant_every` overrides how often invariants are

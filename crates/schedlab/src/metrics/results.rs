@@ -131,6 +131,8 @@ pub struct CpuResult {
     pub busy_ns: u64,
     pub idle_ns: u64,
     pub nr_switches: u64,
+    /// CPU time spent in modelled scheduler paths (wake-ups, idle scans, balancing).
+    pub sched_overhead_ns: u64,
     pub energy_mj: f64,
     pub freq_residency: Vec<FreqResidency>,
     pub idle_residency: Vec<IdleResidency>,

@@ -41,6 +41,7 @@ impl Sched {
                 avg_hw: Default::default(),
                 avg_irq: Default::default(),
                 idle_calls: 0,
+                sched_overhead_ns: 0,
                 uclamp: Default::default(),
                 meter: Default::default(),
             })
@@ -63,6 +64,7 @@ impl Sched {
             entities: Vec::new(),
             cfs_rqs,
             rqs,
+            smt_siblings: Vec::new(),
             cpufreq: Default::default(),
             rd: Default::default(),
             em: Vec::new(),
@@ -73,6 +75,7 @@ impl Sched {
             switch_log: None,
             util_est_log: None,
         };
+        s.build_smt_siblings();
         s.cfg.eas_capable = s.machine_eas_capable();
         s.em = (0..s.machine.freq_domains.len())
             .map(|d| super::energy_model::em_perf_domain(&s.machine, d))
@@ -150,6 +153,8 @@ impl Sched {
             wakeup_at: None,
             wakeup_latency: LatencyRecorder::default(),
             util_mean: Default::default(),
+            footprint_pct: 100,
+            cache_penalty_ns: 0,
             in_iowait: false,
             uclamp_req: [0, 1024],
         });
@@ -224,6 +229,10 @@ impl Sched {
         if self.tasks[p].cpu != cpu && self.tasks[p].state != TaskState::New {
             self.migrate_task_rq_fair(p);
         }
+        if self.tasks[p].cpu != cpu && self.tasks[p].state != TaskState::New {
+            let penalty = self.migration_penalty(p, self.tasks[p].cpu, cpu);
+            self.tasks[p].cache_penalty_ns += penalty;
+        }
         let t = &mut self.tasks[p];
         if t.cpu != cpu {
             t.nr_migrations += 1;
@@ -241,6 +250,9 @@ impl Sched {
         if self.tasks[p].state != TaskState::Sleeping {
             return;
         }
+        // The wake-up path runs on the waking CPU (spec hardware costs).
+        let cost = self.machine.costs.sched_wakeup_ns;
+        self.charge_sched_cost(waking_cpu, cost);
         self.tasks[p].wakeup_at = Some(self.now);
         if self.tasks[p].on_rq {
             // ttwu_runnable: still queued (delayed dequeue); wakes where it is.
@@ -413,6 +425,10 @@ impl Sched {
         }
         self.settle_progress(cpu);
         self.meter_account(cpu);
+        let busy_changes = prev.is_none() != next.is_none();
+        if busy_changes {
+            self.settle_siblings(cpu);
+        }
         if let Some(p) = prev {
             let t = &mut self.tasks[p];
             t.on_cpu = false;
@@ -442,6 +458,7 @@ impl Sched {
                     t.perf_migrations += 1;
                 }
                 self.rqs[cpu].progress_start = start;
+                self.apply_cache_penalty(n);
                 self.arm_work(cpu);
                 if !self.events.is_armed(cpu, CpuTimer::Tick) {
                     // NOHZ: the tick restarts on the global tick grid.
@@ -457,6 +474,9 @@ impl Sched {
                 self.events.cancel(cpu, CpuTimer::Work);
             }
         }
+        if busy_changes {
+            self.rearm_siblings(cpu);
+        }
     }
 
     /// Deduct the work done since the task started progressing. The pending completion
@@ -470,7 +490,7 @@ impl Sched {
         let elapsed = self.now.saturating_sub(rq.progress_start);
         rq.progress_start = rq.progress_start.max(self.now);
         if let Work::Reference(left) = self.tasks[p].work {
-            let done = elapsed * self.machine.speed(cpu) / 1024;
+            let done = elapsed * self.cpu_speed(cpu) / 1024;
             self.tasks[p].work = Work::Reference(left.saturating_sub(done));
         }
     }
@@ -484,7 +504,7 @@ impl Sched {
         let at = match self.tasks[p].work {
             Work::None => from,
             Work::Reference(left) => {
-                let speed = self.machine.speed(cpu).max(1);
+                let speed = self.cpu_speed(cpu).max(1);
                 from + (left * 1024).div_ceil(speed)
             }
             Work::Until(t) => t.max(from),
@@ -499,6 +519,7 @@ impl Sched {
         self.settle_progress(cpu);
         let p = self.rqs[cpu].curr.expect("set_work on an idle CPU");
         self.tasks[p].work = work;
+        self.apply_cache_penalty(p);
         self.arm_work(cpu);
         // A preemption point between two steps (voluntary preemption's cond_resched).
         if self.cfg.preempt == PreemptModel::Voluntary && self.rqs[cpu].need_resched {

@@ -12,6 +12,7 @@ pub mod cpufreq_schedutil;
 pub mod energy_model;
 pub mod fair;
 pub mod features;
+pub mod hw;
 pub mod invariants;
 pub mod pelt;
 pub mod power;

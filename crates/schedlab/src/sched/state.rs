@@ -165,6 +165,11 @@ pub struct Task {
     pub wakeup_latency: LatencyRecorder,
     /// Time-weighted util_avg accumulator (results' util_avg_mean).
     pub util_mean: UtilMean,
+    /// Cache/memory footprint in percent of the machine's migration penalties (100 = the
+    /// documented defaults).
+    pub footprint_pct: u32,
+    /// Migration penalty owed: extra reference work added to the next busy period.
+    pub cache_penalty_ns: Ns,
     /// p->in_iowait: sleeping in io_schedule(); cleared once it runs again.
     pub in_iowait: bool,
     /// Requested uclamp (min, max), 0..=1024 (spec fair §5.2).
@@ -208,6 +213,8 @@ pub struct Rq {
     pub avg_irq: SchedAvg,
     /// Times this CPU entered idle (tick_nohz idle calls; schedutil's hold heuristic).
     pub idle_calls: u64,
+    /// CPU time spent in modelled scheduler paths (wake-ups, scans, balancing).
+    pub sched_overhead_ns: Ns,
     pub uclamp: UclampRq,
     pub meter: PowerMeter,
 }
@@ -257,6 +264,8 @@ pub struct Sched {
     pub entities: Vec<SchedEntity>,
     pub cfs_rqs: Vec<CfsRq>,
     pub rqs: Vec<Rq>,
+    /// SMT siblings of each CPU (other threads of its core).
+    pub smt_siblings: Vec<Vec<CpuId>>,
     pub cpufreq: Cpufreq,
     /// The root domain (one per machine: no cpusets).
     pub rd: super::capacity::RootDomain,

@@ -1,0 +1,116 @@
+//! The hardware cost model the scheduler runs on (machine `Costs`): SMT threads sharing a
+//! core's throughput, the cache/memory penalty of a migration, and the CPU time of the
+//! scheduler's own paths, charged to the CPU that runs them.
+
+use super::{Sched, TaskId, Work};
+use crate::machine::CpuId;
+use crate::time::Ns;
+
+impl Sched {
+    /// SMT siblings of every CPU (other CPUs on the same core), built once.
+    pub(crate) fn build_smt_siblings(&mut self) {
+        let m = &self.machine;
+        let mut by_core: std::collections::BTreeMap<usize, Vec<CpuId>> = Default::default();
+        for c in &m.cpus {
+            by_core.entry(c.core).or_default().push(c.id);
+        }
+        self.smt_siblings = m
+            .cpus
+            .iter()
+            .map(|c| {
+                by_core[&c.core]
+                    .iter()
+                    .copied()
+                    .filter(|&s| s != c.id)
+                    .collect()
+            })
+            .collect();
+    }
+
+    /// Progress rate of `cpu` in reference ns per 1024 ns: capacity × cur/max frequency,
+    /// times the SMT share. With n busy threads a core delivers 1 + (n−1)·g lone-thread
+    /// throughputs, g = 2·smt_busy_speed_pct/100 − 1, split evenly (SMT2 at 62%: 1.24×).
+    pub fn cpu_speed(&self, cpu: CpuId) -> u64 {
+        let base = self.machine.speed(cpu);
+        let busy_siblings = self.smt_siblings[cpu]
+            .iter()
+            .filter(|&&s| self.rqs[s].curr.is_some())
+            .count() as u64;
+        if busy_siblings == 0 {
+            return base;
+        }
+        let n = busy_siblings + 1;
+        let g_pct = (2 * self.machine.costs.smt_busy_speed_pct as u64).saturating_sub(100);
+        // per-thread share in percent: (100 + (n−1)·g) / n
+        let share_pct = (100 + (n - 1) * g_pct) / n;
+        (base * share_pct / 100).max(1)
+    }
+
+    /// Bring every busy SMT sibling of `cpu` up to date at its current speed; call before
+    /// `cpu` changes between busy and idle (their speed is about to change).
+    pub(crate) fn settle_siblings(&mut self, cpu: CpuId) {
+        for i in 0..self.smt_siblings[cpu].len() {
+            let s = self.smt_siblings[cpu][i];
+            if self.rqs[s].curr.is_some() {
+                self.settle_progress(s);
+            }
+        }
+    }
+
+    /// Re-time the work of busy siblings at their new speed (after the change).
+    pub(crate) fn rearm_siblings(&mut self, cpu: CpuId) {
+        for i in 0..self.smt_siblings[cpu].len() {
+            let s = self.smt_siblings[cpu][i];
+            if self.rqs[s].curr.is_some() {
+                self.arm_work(s);
+            }
+        }
+    }
+
+    /// Extra reference work a task owes after moving from `from` to `to`: refilling the
+    /// caches and memory its footprint needs there.
+    pub fn migration_penalty(&self, p: TaskId, from: CpuId, to: CpuId) -> Ns {
+        let (a, b) = (&self.machine.cpus[from], &self.machine.cpus[to]);
+        let c = &self.machine.costs;
+        let base = if a.numa_node != b.numa_node {
+            c.migrate_cross_numa_ns
+        } else if a.llc != b.llc {
+            c.migrate_cross_llc_ns
+        } else {
+            c.migrate_llc_ns
+        };
+        base * self.tasks[p].footprint_pct as Ns / 100
+    }
+
+    /// Fold a task's owed migration penalty into its current busy period.
+    pub(crate) fn apply_cache_penalty(&mut self, p: TaskId) {
+        let t = &mut self.tasks[p];
+        if t.cache_penalty_ns == 0 {
+            return;
+        }
+        t.work = match t.work {
+            Work::Reference(left) => Work::Reference(left + t.cache_penalty_ns),
+            Work::Until(at) => Work::Until(at + t.cache_penalty_ns),
+            Work::None => return,
+        };
+        t.cache_penalty_ns = 0;
+    }
+
+    /// `ns` of scheduler work on `cpu`: its running task makes no progress meanwhile
+    /// (an idle CPU just spends it). Returns when the CPU is free again.
+    pub(crate) fn charge_sched_cost(&mut self, cpu: CpuId, ns: Ns) -> Ns {
+        if ns == 0 {
+            return self.now;
+        }
+        self.rqs[cpu].sched_overhead_ns += ns;
+        if self.rqs[cpu].curr.is_none() {
+            return self.now + ns;
+        }
+        self.settle_progress(cpu);
+        let rq = &mut self.rqs[cpu];
+        rq.progress_start = rq.progress_start.max(self.now) + ns;
+        let free = rq.progress_start;
+        self.arm_work(cpu);
+        free
+    }
+}
