@@ -50,6 +50,10 @@ features! {
     UTIL_EST_FASTER_LB = "UTIL_EST_FASTER_LB", false, "UTIL_EST_FASTER for load balancing only (seed 003's _lb)";
     UTIL_EST_FASTER_OU = "UTIL_EST_FASTER_OU", false, "UTIL_EST_FASTER for the overutilized check only (seed 003's _ou)";
     UTIL_EST_FASTER_SLOWPATH = "UTIL_EST_FASTER_SLOWPATH", false, "UTIL_EST_FASTER for fork/exec placement only (seed 003's _slowpath)";
+    UTIL_FITS_CAPACITY = "UTIL_FITS_CAPACITY", false, "RFC (seed 000): select_idle_sibling also takes a CPU whose runnable util_est leaves room for the task (20% margin, v2)";
+    UTIL_FITS_CAPACITY_V1 = "UTIL_FITS_CAPACITY_V1", false, "with UTIL_FITS_CAPACITY: seed 000's v1 check, no margin (util ≤ capacity − thermal pressure)";
+    SELECT_BIAS_PREV = "SELECT_BIAS_PREV", false, "RFC (seed 000): prefer prev when it is idle or has room, and fall back to prev when the idle scan fails";
+    PRIO_LB = "PRIO_LB", false, "RFC (seed 002): detach_tasks migrates non-SCHED_IDLE tasks before SCHED_IDLE ones";
     OVERUTIL_WITHOUT_EAS = "OVERUTIL_WITHOUT_EAS", false, "pre-v6.10 rule: read and update rd->overutilized even when EAS is off (seed 001's before)";
     LATENCY_WARN = "LATENCY_WARN", false, "debug: warn on long need-resched latency";
     NI_RANDOM = "NI_RANDOM", true, "v7.1 proportional newidle balance: random skip";

@@ -165,6 +165,12 @@ pub struct Task {
     pub wakeup_latency: LatencyRecorder,
     /// Time-weighted util_avg accumulator (results' util_avg_mean).
     pub util_mean: UtilMean,
+    /// wakee_flips / wakee_flip_decay_ts / last_wakee (spec placement §2.3).
+    pub wakee_flips: u64,
+    pub wakee_flip_decay_ts: Ns,
+    pub last_wakee: Option<TaskId>,
+    /// p->recent_used_cpu (spec placement §2.6 step 4).
+    pub recent_used_cpu: CpuId,
     /// Cache/memory footprint in percent of the machine's migration penalties (100 = the
     /// documented defaults).
     pub footprint_pct: u32,

@@ -14,6 +14,7 @@ pub mod load_avg;
 pub mod reweight;
 pub mod tree;
 pub mod util_est;
+pub mod wake_affine;
 pub mod weights;
 
 pub use eevdf::{dequeue, enqueue};
