@@ -272,6 +272,11 @@ impl Sched {
             }
             return;
         }
+        // select_task_rq_fair's record_wakee, in the waker's context (the task running
+        // on the waking CPU; a wake-up from idle has no waker to record).
+        if let Some(waker) = self.rqs[waking_cpu].curr.filter(|&w| w != p) {
+            self.record_wakee(waker, p);
+        }
         let cpu = self.select_task_rq(p);
         let mut flags = wake_flags | wf::TTWU;
         if cpu != self.tasks[p].cpu {
