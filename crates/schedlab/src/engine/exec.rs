@@ -1,6 +1,7 @@
 //! The task-program interpreter: walks a task's ops when its current step finishes and
 //! turns them into work, sleeps, yields and attribute changes for the kernel model.
 
+use super::objects::{self, ObjState, OpProgress, Outcome};
 use super::Event;
 use crate::machine::CpuId;
 use crate::sched::{Sched, TaskId, Work};
@@ -22,6 +23,8 @@ pub struct ProgState {
     partner: Vec<usize>,
     /// When the task started (rt-app timers count from the thread's start).
     pub start: Ns,
+    /// Progress inside the blocking op at `pc − 1`, across sleeps.
+    io: OpProgress,
 }
 
 /// What the interpreter did with the task.
@@ -39,6 +42,8 @@ pub struct Interpreter {
     timers: Vec<Option<Ns>>,
     /// Programs declared stuck, for the result's invariant messages.
     pub stuck: Vec<String>,
+    /// Pipes, mutexes, barriers and wait queues.
+    pub objs: Vec<ObjState>,
 }
 
 impl Interpreter {
@@ -53,13 +58,16 @@ impl Interpreter {
                     partner: match_loops(&t.program)
                         .map_err(|e| format!("task '{}': {e}", t.comm))?,
                     start: 0,
+                    io: OpProgress::default(),
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
+        check_objects(workload)?;
         Ok(Interpreter {
             progs,
             timers: vec![None; workload.timers.len()],
             stuck: Vec::new(),
+            objs: workload.objects.iter().map(ObjState::new).collect(),
         })
     }
 
@@ -121,6 +129,41 @@ impl Interpreter {
                     sched.yield_current(cpu);
                     return Step::Continue;
                 }
+                Op::Write { obj, bytes } => {
+                    let o = &mut self.objs[*obj];
+                    if objects::pipe_write(sched, o, &mut st.io, p, *bytes, cpu) == Outcome::Block {
+                        return block_and_retry(sched, st, cpu);
+                    }
+                }
+                Op::Read { obj, bytes } => {
+                    let o = &mut self.objs[*obj];
+                    if objects::pipe_read(sched, o, &mut st.io, p, *bytes, cpu) == Outcome::Block {
+                        return block_and_retry(sched, st, cpu);
+                    }
+                }
+                Op::Lock { obj } => {
+                    if objects::mutex_lock(&mut self.objs[*obj], p) == Outcome::Block {
+                        return block_and_retry(sched, st, cpu);
+                    }
+                }
+                Op::Unlock { obj } => objects::mutex_unlock(sched, &mut self.objs[*obj], p, cpu),
+                Op::BarrierWait { obj } => {
+                    let o = &mut self.objs[*obj];
+                    if objects::barrier_wait(sched, o, &mut st.io, p, cpu) == Outcome::Block {
+                        return block_and_retry(sched, st, cpu);
+                    }
+                }
+                Op::Wait { obj } => {
+                    if objects::queue_wait(&mut self.objs[*obj], &mut st.io, p) == Outcome::Block {
+                        return block_and_retry(sched, st, cpu);
+                    }
+                }
+                Op::Signal { obj } => {
+                    objects::queue_signal(sched, &mut self.objs[*obj], false, cpu)
+                }
+                Op::Broadcast { obj } => {
+                    objects::queue_signal(sched, &mut self.objs[*obj], true, cpu)
+                }
                 Op::SetSched(change) => {
                     sched.setattr_fair(p, change);
                     if let Some(cpus) = &change.cpus {
@@ -159,4 +202,44 @@ impl Interpreter {
         sched.exit_current(cpu);
         Step::Exited
     }
+}
+
+/// The op at `pc − 1` must wait: sleep, and run it again when woken.
+fn block_and_retry(sched: &mut Sched, st: &mut ProgState, cpu: CpuId) -> Step {
+    st.pc -= 1;
+    sched.block_current(cpu);
+    Step::Continue
+}
+
+/// Every op names an object that exists and has the right kind.
+fn check_objects(workload: &Workload) -> Result<(), String> {
+    use crate::workload::program::ObjectSpec as O;
+    for t in &workload.tasks {
+        for (i, op) in t.program.iter().enumerate() {
+            let want = match op {
+                Op::Write { obj, .. } | Op::Read { obj, .. } => Some((*obj, "a pipe")),
+                Op::Lock { obj } | Op::Unlock { obj } => Some((*obj, "a mutex")),
+                Op::BarrierWait { obj } => Some((*obj, "a barrier")),
+                Op::Wait { obj } | Op::Signal { obj } | Op::Broadcast { obj } => {
+                    Some((*obj, "a wait queue"))
+                }
+                _ => None,
+            };
+            let Some((obj, kind)) = want else { continue };
+            let ok = match (workload.objects.get(obj), kind) {
+                (Some(O::Pipe { capacity }), "a pipe") => *capacity > 0,
+                (Some(O::Mutex), "a mutex") => true,
+                (Some(O::Barrier { parties }), "a barrier") => *parties > 0,
+                (Some(O::WaitQueue), "a wait queue") => true,
+                _ => false,
+            };
+            if !ok {
+                return Err(format!(
+                    "task '{}' op {i}: object {obj} is not {kind} (or has no capacity/parties)",
+                    t.comm
+                ));
+            }
+        }
+    }
+    Ok(())
 }

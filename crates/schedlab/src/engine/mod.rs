@@ -2,6 +2,7 @@
 //! run loop that interprets task programs and drives the kernel model.
 
 pub mod exec;
+pub mod objects;
 pub mod queue;
 pub mod rng;
 pub mod sim;

@@ -82,6 +82,43 @@ pub enum Op {
     },
     /// sched_yield().
     Yield,
+    /// write(2) of `bytes` to pipe/socket object `obj`: blocks while it is full (a write
+    /// of up to PIPE_BUF bytes waits for room for all of it, as pipes are atomic there);
+    /// wakes blocked readers with WF_SYNC.
+    Write {
+        obj: usize,
+        bytes: u64,
+    },
+    /// Read exactly `bytes` from pipe/socket `obj`, looping over partial reads as
+    /// hackbench's receivers do; blocks while it is empty and wakes blocked writers.
+    Read {
+        obj: usize,
+        bytes: u64,
+    },
+    /// Take mutex `obj`, blocking (futex wait) while another task owns it.
+    Lock {
+        obj: usize,
+    },
+    /// Release mutex `obj` and wake one waiter.
+    Unlock {
+        obj: usize,
+    },
+    /// Wait at barrier `obj` until all its parties have arrived.
+    BarrierWait {
+        obj: usize,
+    },
+    /// Block on wait queue `obj` until signalled (futex wait / condition wait).
+    Wait {
+        obj: usize,
+    },
+    /// Wake one waiter of wait queue `obj` (futex wake 1 / condition signal).
+    Signal {
+        obj: usize,
+    },
+    /// Wake every waiter of wait queue `obj` (condition broadcast).
+    Broadcast {
+        obj: usize,
+    },
     /// Change scheduling attributes (rt-app phase-level policy/priority/cpus).
     SetSched(SchedChange),
     /// Start of a loop body executed `count` times (`None` = forever). Matched by the next
@@ -90,6 +127,23 @@ pub enum Op {
         count: Option<u64>,
     },
     LoopEnd,
+}
+
+impl Op {
+    /// The shared object an op refers to, if any.
+    pub fn object_mut(&mut self) -> Option<&mut usize> {
+        match self {
+            Op::Write { obj, .. }
+            | Op::Read { obj, .. }
+            | Op::Lock { obj }
+            | Op::Unlock { obj }
+            | Op::BarrierWait { obj }
+            | Op::Wait { obj }
+            | Op::Signal { obj }
+            | Op::Broadcast { obj } => Some(obj),
+            _ => None,
+        }
+    }
 }
 
 /// One task to create at `delay_ns` after the start of the simulation.
@@ -115,11 +169,29 @@ pub struct TimerSpec {
     pub name: String,
 }
 
+/// A shared blocking object the ops refer to by index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectSpec {
+    /// A pipe or UNIX stream socket with `capacity` bytes of buffer.
+    Pipe {
+        capacity: u64,
+    },
+    Mutex,
+    /// A barrier that releases once `parties` tasks wait at it.
+    Barrier {
+        parties: u32,
+    },
+    /// A futex / condition-variable wait queue.
+    WaitQueue,
+}
+
 /// A complete workload: tasks plus the objects they share.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Workload {
     pub tasks: Vec<TaskSpec>,
     pub timers: Vec<TimerSpec>,
+    /// Pipes, mutexes, barriers and wait queues, indexed by the ops' `obj`.
+    pub objects: Vec<ObjectSpec>,
     /// The workload's own length (rt-app `global.duration`), if it sets one.
     pub duration_ns: Option<Ns>,
 }
@@ -129,11 +201,16 @@ impl Workload {
     /// indices are shifted, the shorter declared duration wins.
     pub fn merge(&mut self, other: Workload) {
         let shift = self.timers.len();
+        let obj_shift = self.objects.len();
         self.timers.extend(other.timers);
+        self.objects.extend(other.objects);
         for mut t in other.tasks {
             for op in &mut t.program {
                 if let Op::Timer { timer, .. } = op {
                     *timer += shift;
+                }
+                if let Some(obj) = op.object_mut() {
+                    *obj += obj_shift;
                 }
             }
             self.tasks.push(t);

@@ -190,6 +190,7 @@ impl<'a> Compiler<'a> {
         Ok(Workload {
             tasks,
             timers: self.timers,
+            objects: Vec::new(),
             duration_ns,
         })
     }

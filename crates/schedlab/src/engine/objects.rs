@@ -1,0 +1,258 @@
+//! Blocking objects at run time: pipes/sockets, mutexes, barriers and wait queues. A task
+//! that must wait is put to sleep and re-runs its op when woken (as a syscall retries
+//! after its wait returns), so a spurious or stolen wake-up simply blocks again.
+
+use crate::machine::CpuId;
+use crate::sched::fair::class::wf;
+use crate::sched::{Sched, TaskId};
+use crate::workload::program::ObjectSpec;
+use std::collections::VecDeque;
+
+/// PIPE_BUF: writes up to this size are atomic (all or wait).
+pub const PIPE_BUF: u64 = 4096;
+
+/// One object's state.
+#[derive(Debug, Clone)]
+pub enum ObjState {
+    Pipe {
+        capacity: u64,
+        buffered: u64,
+        readers: VecDeque<TaskId>,
+        writers: VecDeque<TaskId>,
+    },
+    Mutex {
+        owner: Option<TaskId>,
+        waiters: VecDeque<TaskId>,
+    },
+    Barrier {
+        parties: u32,
+        arrived: Vec<TaskId>,
+        /// Completed rounds; a waiter passes once this moves past its round.
+        generation: u64,
+    },
+    WaitQueue {
+        waiters: VecDeque<TaskId>,
+    },
+}
+
+impl ObjState {
+    pub fn new(spec: &ObjectSpec) -> ObjState {
+        match *spec {
+            ObjectSpec::Pipe { capacity } => ObjState::Pipe {
+                capacity,
+                buffered: 0,
+                readers: VecDeque::new(),
+                writers: VecDeque::new(),
+            },
+            ObjectSpec::Mutex => ObjState::Mutex {
+                owner: None,
+                waiters: VecDeque::new(),
+            },
+            ObjectSpec::Barrier { parties } => ObjState::Barrier {
+                parties,
+                arrived: Vec::new(),
+                generation: 0,
+            },
+            ObjectSpec::WaitQueue => ObjState::WaitQueue {
+                waiters: VecDeque::new(),
+            },
+        }
+    }
+}
+
+/// What an op on an object did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Finished; go on to the next op.
+    Done,
+    /// Made partial progress or none: the task sleeps and re-runs the op when woken.
+    Block,
+}
+
+/// A task's progress inside a blocking op, kept across its sleeps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpProgress {
+    /// Bytes still to read or write.
+    pub bytes_left: Option<u64>,
+    /// The barrier round or wait-queue ticket the task is waiting for.
+    pub waiting_for: Option<u64>,
+}
+
+/// Wake every task in `q` (they re-run their ops), issuing from `cpu`.
+fn wake_all(sched: &mut Sched, q: &mut VecDeque<TaskId>, flags: u32, cpu: CpuId) {
+    while let Some(t) = q.pop_front() {
+        sched.try_to_wake_up(t, flags, cpu);
+    }
+}
+
+/// write(2) to a pipe: as much as fits (all-or-nothing up to PIPE_BUF).
+pub fn pipe_write(
+    sched: &mut Sched,
+    obj: &mut ObjState,
+    prog: &mut OpProgress,
+    p: TaskId,
+    bytes: u64,
+    cpu: CpuId,
+) -> Outcome {
+    let ObjState::Pipe {
+        capacity,
+        buffered,
+        readers,
+        writers,
+    } = obj
+    else {
+        unreachable!("validated: a write targets a pipe");
+    };
+    let left = prog.bytes_left.unwrap_or(bytes);
+    let room = *capacity - *buffered;
+    // Atomicity is a property of the whole write(2), not of what is left of it.
+    let n = if bytes <= PIPE_BUF && room < left {
+        0
+    } else {
+        left.min(room)
+    };
+    *buffered += n;
+    if n > 0 {
+        // pipe_write → wake_up_interruptible_sync_poll: readers, WF_SYNC.
+        wake_all(sched, readers, wf::SYNC, cpu);
+    }
+    if n == left {
+        prog.bytes_left = None;
+        return Outcome::Done;
+    }
+    prog.bytes_left = Some(left - n);
+    writers.push_back(p);
+    Outcome::Block
+}
+
+/// Read `bytes` in full from a pipe, over as many partial reads as it takes.
+pub fn pipe_read(
+    sched: &mut Sched,
+    obj: &mut ObjState,
+    prog: &mut OpProgress,
+    p: TaskId,
+    bytes: u64,
+    cpu: CpuId,
+) -> Outcome {
+    let ObjState::Pipe {
+        buffered,
+        readers,
+        writers,
+        ..
+    } = obj
+    else {
+        unreachable!("validated: a read targets a pipe");
+    };
+    let left = prog.bytes_left.unwrap_or(bytes);
+    let n = left.min(*buffered);
+    *buffered -= n;
+    if n > 0 {
+        // pipe_read makes room: writers waiting for it are woken, WF_SYNC.
+        wake_all(sched, writers, wf::SYNC, cpu);
+    }
+    if n == left {
+        prog.bytes_left = None;
+        return Outcome::Done;
+    }
+    prog.bytes_left = Some(left - n);
+    readers.push_back(p);
+    Outcome::Block
+}
+
+pub fn mutex_lock(obj: &mut ObjState, p: TaskId) -> Outcome {
+    let ObjState::Mutex { owner, waiters } = obj else {
+        unreachable!("validated: lock targets a mutex");
+    };
+    match owner {
+        None => {
+            *owner = Some(p);
+            Outcome::Done
+        }
+        Some(o) if *o == p => Outcome::Done,
+        Some(_) => {
+            waiters.push_back(p);
+            Outcome::Block
+        }
+    }
+}
+
+pub fn mutex_unlock(sched: &mut Sched, obj: &mut ObjState, p: TaskId, cpu: CpuId) {
+    let ObjState::Mutex { owner, waiters } = obj else {
+        unreachable!("validated: unlock targets a mutex");
+    };
+    if *owner == Some(p) {
+        *owner = None;
+        // futex wake of one waiter; it retries the lock when it runs.
+        if let Some(w) = waiters.pop_front() {
+            sched.try_to_wake_up(w, 0, cpu);
+        }
+    }
+}
+
+pub fn barrier_wait(
+    sched: &mut Sched,
+    obj: &mut ObjState,
+    prog: &mut OpProgress,
+    p: TaskId,
+    cpu: CpuId,
+) -> Outcome {
+    let ObjState::Barrier {
+        parties,
+        arrived,
+        generation,
+    } = obj
+    else {
+        unreachable!("validated: barrier op targets a barrier");
+    };
+    if let Some(round) = prog.waiting_for {
+        if *generation > round {
+            prog.waiting_for = None;
+            return Outcome::Done;
+        }
+        return Outcome::Block;
+    }
+    arrived.push(p);
+    if arrived.len() as u32 >= *parties {
+        *generation += 1;
+        for t in std::mem::take(arrived) {
+            if t != p {
+                sched.try_to_wake_up(t, 0, cpu);
+            }
+        }
+        return Outcome::Done;
+    }
+    prog.waiting_for = Some(*generation);
+    Outcome::Block
+}
+
+/// Wait on a queue until a signal names this task.
+pub fn queue_wait(obj: &mut ObjState, prog: &mut OpProgress, p: TaskId) -> Outcome {
+    let ObjState::WaitQueue { waiters } = obj else {
+        unreachable!("validated: wait targets a wait queue");
+    };
+    match prog.waiting_for {
+        // Signalled: a waker removed us from the queue.
+        Some(_) if !waiters.contains(&p) => {
+            prog.waiting_for = None;
+            Outcome::Done
+        }
+        Some(_) => Outcome::Block,
+        None => {
+            waiters.push_back(p);
+            prog.waiting_for = Some(0);
+            Outcome::Block
+        }
+    }
+}
+
+/// Wake one (`all` = false) or every waiter of a queue.
+pub fn queue_signal(sched: &mut Sched, obj: &mut ObjState, all: bool, cpu: CpuId) {
+    let ObjState::WaitQueue { waiters } = obj else {
+        unreachable!("validated: signal targets a wait queue");
+    };
+    if all {
+        wake_all(sched, waiters, 0, cpu);
+    } else if let Some(w) = waiters.pop_front() {
+        sched.try_to_wake_up(w, 0, cpu);
+    }
+}

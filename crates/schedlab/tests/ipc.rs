@@ -1,0 +1,276 @@
+//! Blocking objects in the workload IR: pipes, mutexes, barriers, wait queues.
+
+mod common;
+
+use common::*;
+use schedlab::experiment::run::{execute, prepare};
+use schedlab::metrics::RunResult;
+use schedlab::workload::program::ObjectSpec;
+use schedlab::workload::{Op, Policy, TaskSpec, Workload};
+
+fn run_objs(machine: &str, objects: Vec<ObjectSpec>, tasks: Vec<TaskSpec>) -> RunResult {
+    let sc = scenario(machine, 5);
+    let wl = Workload {
+        tasks,
+        objects,
+        ..Workload::default()
+    };
+    let r = execute(&sc, prepare(&sc, wl).unwrap(), Some(1));
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
+    r
+}
+
+fn t(comm: &str, cpu: usize, program: Vec<Op>) -> TaskSpec {
+    task(comm, 0, Policy::Normal, Some(vec![cpu]), program)
+}
+
+fn repeat(n: u64, body: Vec<Op>) -> Vec<Op> {
+    [
+        vec![Op::LoopBegin { count: Some(n) }],
+        body,
+        vec![Op::LoopEnd],
+    ]
+    .concat()
+}
+
+#[test]
+fn pipe_messages_all_arrive_and_readers_block_when_empty() {
+    // 1000 messages of 100 bytes; the writer works 50 µs per message, the reader 10 µs:
+    // the reader drains faster than the writer fills, so it blocks on an empty pipe.
+    let writer = t(
+        "w",
+        0,
+        repeat(
+            1000,
+            vec![
+                Op::Run { work_ns: 50 * US },
+                Op::Write { obj: 0, bytes: 100 },
+            ],
+        ),
+    );
+    let reader = t(
+        "r",
+        1,
+        repeat(
+            1000,
+            vec![
+                Op::Read { obj: 0, bytes: 100 },
+                Op::Run { work_ns: 10 * US },
+            ],
+        ),
+    );
+    let r = run_objs(
+        "smp:2",
+        vec![ObjectSpec::Pipe { capacity: 65536 }],
+        vec![writer, reader],
+    );
+    assert!(
+        r.tasks.iter().all(|t| t.exited),
+        "both finish: every byte arrived"
+    );
+    assert_eq!(r.sim.stop_reason, "all_exited");
+    // The reader slept on the empty pipe for (nearly) every message.
+    // (About half the time two messages are waiting by then: the wake-up pays the
+    // 50 µs idle exit.)
+    assert!(
+        r.tasks[1].nr_voluntary_switches >= 400,
+        "{}",
+        r.tasks[1].nr_voluntary_switches
+    );
+    assert_eq!(
+        r.tasks[0].nr_voluntary_switches, 1,
+        "the writer never waits: its one voluntary switch is its exit"
+    );
+}
+
+#[test]
+fn a_full_pipe_blocks_the_writer() {
+    // Capacity 1000 bytes, 1000-byte messages (≤ PIPE_BUF: all or nothing); the reader is
+    // slow (1 ms per message), so the writer waits for room every time.
+    let writer = t(
+        "w",
+        0,
+        repeat(
+            20,
+            vec![Op::Write {
+                obj: 0,
+                bytes: 1000,
+            }],
+        ),
+    );
+    let reader = t(
+        "r",
+        1,
+        repeat(
+            20,
+            vec![
+                Op::Run { work_ns: MS },
+                Op::Read {
+                    obj: 0,
+                    bytes: 1000,
+                },
+            ],
+        ),
+    );
+    let r = run_objs(
+        "smp:2",
+        vec![ObjectSpec::Pipe { capacity: 1000 }],
+        vec![writer, reader],
+    );
+    assert!(r.tasks.iter().all(|t| t.exited));
+    assert!(
+        r.tasks[0].nr_voluntary_switches >= 18,
+        "{}",
+        r.tasks[0].nr_voluntary_switches
+    );
+    // Large writes go through in pieces: 5000 bytes into a 1000-byte pipe.
+    let big_w = t(
+        "w",
+        0,
+        vec![Op::Write {
+            obj: 0,
+            bytes: 5000,
+        }],
+    );
+    let big_r = t(
+        "r",
+        1,
+        repeat(
+            5,
+            vec![
+                Op::Run { work_ns: MS },
+                Op::Read {
+                    obj: 0,
+                    bytes: 1000,
+                },
+            ],
+        ),
+    );
+    let r = run_objs(
+        "smp:2",
+        vec![ObjectSpec::Pipe { capacity: 1000 }],
+        vec![big_w, big_r],
+    );
+    assert!(r.tasks.iter().all(|t| t.exited));
+    assert_eq!(
+        r.tasks[0].nr_voluntary_switches, 5,
+        "written in five pieces: four waits, then the exit"
+    );
+}
+
+#[test]
+fn a_mutex_serialises_its_critical_sections() {
+    // Two tasks on two CPUs each hold the mutex 10 × 1 ms: 20 ms of critical sections
+    // cannot overlap, so the run lasts at least 20 ms.
+    let cs = |c: &str, cpu| {
+        t(
+            c,
+            cpu,
+            repeat(
+                10,
+                vec![
+                    Op::Lock { obj: 0 },
+                    Op::Run { work_ns: MS },
+                    Op::Unlock { obj: 0 },
+                ],
+            ),
+        )
+    };
+    let r = run_objs(
+        "smp:2",
+        vec![ObjectSpec::Mutex],
+        vec![cs("a", 0), cs("b", 1)],
+    );
+    assert!(r.tasks.iter().all(|t| t.exited));
+    assert!(r.sim.time_ns >= 20 * MS, "{}", r.sim.time_ns);
+    assert!(
+        r.sim.time_ns < 21 * MS,
+        "handoffs cost µs, not ms: {}",
+        r.sim.time_ns
+    );
+    // Without the lock the two run side by side.
+    let free = |c: &str, cpu| t(c, cpu, repeat(10, vec![Op::Run { work_ns: MS }]));
+    let r = run_objs("smp:2", vec![], vec![free("a", 0), free("b", 1)]);
+    assert!(r.sim.time_ns < 11 * MS);
+}
+
+#[test]
+fn a_barrier_releases_everyone_after_the_slowest() {
+    // Three tasks work 1, 2 and 5 ms, meet at the barrier, then work 1 ms more: all end
+    // just after 6 ms.
+    let party = |c: &str, cpu, ms| {
+        t(
+            c,
+            cpu,
+            vec![
+                Op::Run { work_ns: ms * MS },
+                Op::BarrierWait { obj: 0 },
+                Op::Run { work_ns: MS },
+            ],
+        )
+    };
+    let r = run_objs(
+        "smp:3",
+        vec![ObjectSpec::Barrier { parties: 3 }],
+        vec![party("a", 0, 1), party("b", 1, 2), party("c", 2, 5)],
+    );
+    assert!(r.tasks.iter().all(|t| t.exited));
+    assert!(
+        r.sim.time_ns >= 6 * MS && r.sim.time_ns < 6 * MS + 200 * US,
+        "{}",
+        r.sim.time_ns
+    );
+    // Switches out: a at the barrier and at exit; c, the last to arrive, only at exit.
+    assert_eq!(r.tasks[0].nr_voluntary_switches, 2);
+    assert_eq!(r.tasks[2].nr_voluntary_switches, 1);
+}
+
+#[test]
+fn a_signal_wakes_one_waiter_and_broadcast_wakes_all() {
+    // Two waiters; the signaller works 3 ms, signals once, works 3 ms, broadcasts.
+    let waiter = |c: &str, cpu| {
+        t(
+            c,
+            cpu,
+            vec![Op::Wait { obj: 0 }, Op::Run { work_ns: 100 * US }],
+        )
+    };
+    let signaller = t(
+        "s",
+        2,
+        vec![
+            Op::Run { work_ns: 3 * MS },
+            Op::Signal { obj: 0 },
+            Op::Run { work_ns: 3 * MS },
+            Op::Broadcast { obj: 0 },
+        ],
+    );
+    let r = run_objs(
+        "smp:3",
+        vec![ObjectSpec::WaitQueue],
+        vec![waiter("a", 0), waiter("b", 1), signaller],
+    );
+    assert!(r.tasks.iter().all(|t| t.exited));
+    // a waited first, so the signal woke a at ~3 ms; b waited until the broadcast at ~6 ms.
+    let lat_a = r.tasks[0].wakeup_latency_ns.max;
+    assert!(lat_a < 100 * US, "{lat_a}");
+    assert!(r.sim.time_ns >= 6 * MS);
+}
+
+#[test]
+fn ops_on_the_wrong_kind_of_object_are_rejected() {
+    let sc = scenario("smp:1", 1);
+    let wl = Workload {
+        tasks: vec![t("x", 0, vec![Op::Lock { obj: 0 }])],
+        objects: vec![ObjectSpec::WaitQueue],
+        ..Workload::default()
+    };
+    let Err(e) = prepare(&sc, wl) else {
+        panic!("accepted a lock on a wait queue");
+    };
+    assert!(e.to_string().contains("is not a mutex"), "{e}");
+}
