@@ -292,3 +292,14 @@ fn capture_of_a_missing_tree_is_a_clear_error() {
     let e = capture(Path::new("/nonexistent/sysfs")).unwrap_err();
     assert!(e.to_string().contains("--sysfs"), "{e}");
 }
+
+#[test]
+fn the_documented_example_parses() {
+    let doc = include_str!("../../../docs/machines.md");
+    let start = doc.find("```toml\n").expect("an example") + 8;
+    let len = doc[start..].find("```").unwrap();
+    let m = parse_machine(&doc[start..start + len], "docs/machines.md").unwrap();
+    assert_eq!(m.nr_cpus(), 3);
+    assert_eq!(m.freq_domains[0].cpus, [0, 1]);
+    assert_eq!(m.freq_domains[0].transition_latency_ns, 500_000);
+}

@@ -36,14 +36,15 @@ pub fn capture(root: &Path) -> Result<Machine, InputError> {
     let mut core = vec![0; n];
     let mut cluster = vec![0; n];
     let mut llc = vec![0; n];
-    let mut package = vec![0; n];
     let mut packages = Dense::default();
-    for cpu in 0..n {
-        let raw = file(cpu, "topology/physical_package_id")
-            .and_then(|s| s.trim().parse::<i64>().ok())
-            .unwrap_or(0);
-        package[cpu] = packages.id(raw.max(0) as usize);
-    }
+    let package: Vec<usize> = (0..n)
+        .map(|cpu| {
+            let raw = file(cpu, "topology/physical_package_id")
+                .and_then(|s| s.trim().parse::<i64>().ok())
+                .unwrap_or(0);
+            packages.id(raw.max(0) as usize)
+        })
+        .collect();
     let (mut cores, mut clusters, mut llcs) =
         (Dense::default(), Dense::default(), Dense::default());
     for cpu in 0..n {
