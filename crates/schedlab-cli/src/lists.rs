@@ -1,9 +1,14 @@
-//! `schedlab features` and `schedlab machines`: what the simulator knows about.
+//! `schedlab features` and `schedlab machines [show NAME | capture]`: what the simulator
+//! knows about.
 
 use crate::cli_error::CliError;
-use schedlab::machine::presets::{preset_description, PRESET_NAMES};
+use clap::{Args, Subcommand};
+use schedlab::machine::capture::capture;
+use schedlab::machine::machine_to_toml;
+use schedlab::machine::presets::{machine_from_name, preset_description, PRESET_NAMES};
 use schedlab::sched::features::REGISTRY;
 use std::io::Write;
+use std::path::PathBuf;
 
 /// Every sched feature as in /sys/kernel/debug/sched/features, one a line, with the kernel
 /// default and its meaning; the last line is the default set in debugfs form.
@@ -21,8 +26,42 @@ pub fn features() -> Result<(), CliError> {
     Ok(())
 }
 
+#[derive(Args)]
+pub struct MachinesArgs {
+    #[command(subcommand)]
+    action: Option<MachinesAction>,
+}
+
+#[derive(Subcommand)]
+enum MachinesAction {
+    /// Print a preset or machine file as an explicit machine file (TOML).
+    Show {
+        /// A preset (e.g. epyc-9654-2s, smt:4x2) or a path ending in .toml.
+        name: String,
+    },
+    /// Read this host's topology from sysfs and print it as a machine file (TOML).
+    Capture {
+        /// The sysfs root to read.
+        #[arg(long, value_name = "DIR", default_value = "/sys")]
+        sysfs: PathBuf,
+    },
+}
+
+/// `machines`, `machines show NAME`, `machines capture [--sysfs DIR]`.
+pub fn machines(args: MachinesArgs) -> Result<(), CliError> {
+    let machine = match args.action {
+        None => return list_machines(),
+        Some(MachinesAction::Show { name }) => machine_from_name(&name)?,
+        Some(MachinesAction::Capture { sysfs }) => capture(&sysfs)?,
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(machine_to_toml(&machine).as_bytes())?;
+    Ok(())
+}
+
 /// Machine presets with a one-line description each.
-pub fn machines() -> Result<(), CliError> {
+fn list_machines() -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     let w = PRESET_NAMES
         .iter()

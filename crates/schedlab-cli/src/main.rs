@@ -34,8 +34,9 @@ enum Command {
     Run(run::RunArgs),
     /// List every scheduler feature: name, kernel default, meaning.
     Features,
-    /// List the machine presets.
-    Machines,
+    /// List the machine presets; `machines show NAME` prints one as a machine file,
+    /// `machines capture` prints this host's machine (docs/machines.md).
+    Machines(lists::MachinesArgs),
     /// Measure simulation speed on the standard benchmark scenario.
     Bench(bench::BenchArgs),
 }
@@ -45,7 +46,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Features => lists::features(),
-        Command::Machines => lists::machines(),
+        Command::Machines(args) => lists::machines(args),
         Command::Bench(args) => bench::bench(args),
     };
     match result {

@@ -14,7 +14,8 @@ use std::path::PathBuf;
 pub struct RunArgs {
     /// Scenario file (TOML, docs/scenario.md); flags override its keys.
     scenario: Option<PathBuf>,
-    /// Machine preset, e.g. smp:8 (`schedlab machines`).
+    /// Machine preset, e.g. smp:8 (`schedlab machines`), or a machine file ending in .toml
+    /// (relative to the current directory; docs/machines.md).
     #[arg(short, long)]
     machine: Option<String>,
     /// Sched features in debugfs syntax, e.g. NO_DELAY_DEQUEUE,HRTICK (`schedlab features`).

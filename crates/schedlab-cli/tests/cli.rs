@@ -77,6 +77,64 @@ fn machines_lists_presets_with_descriptions() {
     let out = stdout(&o);
     let smp = out.lines().find(|l| l.starts_with("smp:N")).expect(&out);
     assert!(smp.contains("identical CPUs"), "{smp}");
+    for name in [
+        "epyc-9654-2s",
+        "power10-240c-smt8",
+        "vm8",
+        "smt:CORESxTHREADS",
+    ] {
+        assert!(out.lines().any(|l| l.starts_with(name)), "{name}: {out}");
+    }
+}
+
+#[test]
+fn machines_show_prints_a_parsable_machine_file() {
+    let o = schedlab(&["machines", "show", "epyc-9654-2s"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = schedlab::machine::parse_machine(&stdout(&o), "stdout").unwrap();
+    assert_eq!(
+        m,
+        schedlab::machine::presets::machine_from_name("epyc-9654-2s").unwrap()
+    );
+    let err = expect_input_error(&schedlab(&["machines", "show", "nope.toml"]));
+    assert!(err.contains("nope.toml"), "{err}");
+}
+
+#[test]
+fn machines_capture_of_a_missing_sysfs_is_an_input_error() {
+    let err = expect_input_error(&schedlab(&[
+        "machines",
+        "capture",
+        "--sysfs",
+        "/nonexistent",
+    ]));
+    assert!(err.contains("--sysfs"), "{err}");
+}
+
+#[test]
+fn run_accepts_a_machine_file() {
+    let dir = temp_dir("machine-file");
+    let o = schedlab(&["machines", "show", "smt:2x2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = dir.join("my.toml");
+    std::fs::write(&file, stdout(&o)).unwrap();
+    let v = run_json(&["-m", file.to_str().unwrap(), "-t", "1s"]);
+    let cpus = v["cpus"].as_array().unwrap();
+    assert_eq!(cpus.len(), 4);
+    assert_eq!(cpus[3]["core"], 1);
+    assert_eq!(cpus[3]["capacity"], 1024);
+    for k in ["llc", "package", "node"] {
+        assert_eq!(cpus[3][k], 0, "{k}");
+    }
+    std::fs::write(&file, "name = \"x\"\n").unwrap();
+    let o = schedlab(&[
+        "run",
+        "examples/two-hogs.toml",
+        "-m",
+        file.to_str().unwrap(),
+    ]);
+    let err = expect_input_error(&o);
+    assert!(err.contains("my.toml"), "{err}");
 }
 
 #[test]
@@ -344,7 +402,9 @@ fn two_hogs_json_has_every_documented_key() {
     let cpus = v["cpus"].as_array().expect("cpus is an array");
     assert_eq!(cpus.len(), 1);
     for c in cpus {
-        for k in ["cpu", "busy_ns", "idle_ns"] {
+        for k in [
+            "cpu", "core", "llc", "package", "node", "capacity", "busy_ns", "idle_ns",
+        ] {
             has(c, k);
         }
     }

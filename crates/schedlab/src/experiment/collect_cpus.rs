@@ -20,12 +20,18 @@ pub fn cpu_results(s: &Sched) -> (Vec<CpuResult>, EnergyResult) {
         .rqs
         .iter()
         .map(|rq| {
-            let d = &s.machine.freq_domains[s.machine.cpus[rq.cpu].freq_domain];
+            let c = &s.machine.cpus[rq.cpu];
+            let d = &s.machine.freq_domains[c.freq_domain];
             let m = &rq.meter;
             let energy = m.busy_energy + m.idle_energy;
             total += energy;
             CpuResult {
                 cpu: rq.cpu,
+                core: c.core,
+                llc: c.llc,
+                package: c.package,
+                node: c.numa_node,
+                capacity: c.capacity,
                 busy_ns: time_ns - rq.idle_ns.min(time_ns),
                 idle_ns: rq.idle_ns.min(time_ns),
                 nr_switches: rq.nr_switches,

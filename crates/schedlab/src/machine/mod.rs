@@ -6,14 +6,22 @@
 //! domain, so topology, asymmetric capacity and OPP tables extend these types in place.
 
 pub mod build;
+pub mod capture;
+pub mod cpulist;
+mod machine_check;
+pub mod machine_toml;
+mod machine_toml_write;
 pub mod opp;
 pub mod pixel6;
 pub mod presets;
+pub mod servers;
+
+pub use machine_toml::{machine_to_toml, parse_machine};
 
 pub use opp::{IdleState, Opp};
 
 use crate::time::Ns;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Capacity of the biggest CPU at its top frequency (SCHED_CAPACITY_SCALE, spec fair §1.2).
 pub const SCHED_CAPACITY_SCALE: u32 = 1024;
@@ -76,8 +84,10 @@ impl FreqDomain {
     }
 }
 
-/// Hardware costs the scheduler cannot avoid, as named machine parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Hardware costs the scheduler cannot avoid, as named machine parameters. Deserialize
+/// is for machine files' `[costs]` table: keys left out keep the defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Costs {
     /// Time a CPU spends switching from one task to another before the next one makes
     /// progress (register/TLB/cache state). Default 2 µs.

@@ -128,6 +128,13 @@ pub struct TaskResult {
 #[derive(Debug, Clone, Serialize)]
 pub struct CpuResult {
     pub cpu: usize,
+    /// Where the CPU sits (machine ids, docs/machines.md) and its capacity at top
+    /// frequency, so results can be grouped by core, LLC, package or node.
+    pub core: usize,
+    pub llc: usize,
+    pub package: usize,
+    pub node: usize,
+    pub capacity: u32,
     pub busy_ns: u64,
     pub idle_ns: u64,
     pub nr_switches: u64,
