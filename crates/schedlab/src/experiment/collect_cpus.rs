@@ -53,7 +53,7 @@ pub fn cpu_results(s: &Sched) -> (Vec<CpuResult>, EnergyResult) {
                     .iter()
                     .enumerate()
                     .map(|(i, st)| IdleResidency {
-                        state: st.name.to_string(),
+                        state: st.name.clone(),
                         ns: m.idle_in[i],
                     })
                     .collect(),

@@ -299,7 +299,7 @@ fn domain(d: &DomainToml, at: &str) -> Result<FreqDomain, InputError> {
         .idle_states
         .iter()
         .map(|s| IdleState {
-            name: intern(&s.name),
+            name: s.name.clone(),
             exit_latency_ns: s.exit_latency_ns,
             target_residency_ns: s.target_residency_ns,
             power_uw: s.power_uw,
@@ -344,19 +344,4 @@ fn opp(o: &OppToml, at: &str) -> Result<Opp, InputError> {
         }
         _ => Err(InputError::new(at, "an OPP mixes or misses keys").with_fix(fix)),
     }
-}
-
-/// Idle-state names are `&'static str` in the shared type; names read from files are
-/// leaked once per distinct name, so repeated loads do not grow memory.
-fn intern(name: &str) -> &'static str {
-    use std::collections::BTreeSet;
-    use std::sync::Mutex;
-    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
-    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(n) = names.get(name) {
-        return n;
-    }
-    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
-    names.insert(leaked);
-    leaked
 }

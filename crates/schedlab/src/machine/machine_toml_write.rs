@@ -58,7 +58,7 @@ fn write_all(m: &Machine, t: &mut String) -> std::fmt::Result {
             writeln!(
                 t,
                 "  {{ name = {}, exit_latency_ns = {}, target_residency_ns = {}, power_uw = {} }},",
-                quoted(s.name),
+                quoted(&s.name),
                 s.exit_latency_ns,
                 s.target_residency_ns,
                 s.power_uw

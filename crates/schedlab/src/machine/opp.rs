@@ -17,7 +17,7 @@ pub struct Opp {
 /// A cpuidle state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IdleState {
-    pub name: &'static str,
+    pub name: String,
     /// exit-latency: from the wake-up to the CPU running again.
     pub exit_latency_ns: Ns,
     /// min-residency: the shortest idle period for which the state is worth entering.

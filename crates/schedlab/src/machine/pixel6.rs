@@ -79,13 +79,13 @@ const GS101_CLOCK_LATENCY_NS: Ns = 500_000;
 fn idle_states(c2_entry_exit_us: Ns, c2_residency_us: Ns) -> Vec<IdleState> {
     vec![
         IdleState {
-            name: "WFI",
+            name: "WFI".into(),
             exit_latency_ns: US,
             target_residency_ns: US,
             power_uw: 0,
         },
         IdleState {
-            name: "c2",
+            name: "c2".into(),
             exit_latency_ns: c2_entry_exit_us * US,
             target_residency_ns: c2_residency_us * US,
             power_uw: 0,
