@@ -342,3 +342,18 @@ fn degenerate_cases() {
         (None, 1, 1)
     );
 }
+
+#[test]
+fn render_epyc_and_pixel6() {
+    let m = epyc(1).build();
+    let sds = build_sched_domains(&m);
+    let out = render_domains(&sds, &m);
+    println!("{out}");
+    assert!(
+        out.contains(" domain-1: span=0-7,192-199 level=MC"),
+        "{out}"
+    );
+    assert!(out.contains("NODE   (degenerate"), "{out}");
+    let m = pixel6();
+    println!("{}", render_domains(&build_sched_domains(&m), &m));
+}

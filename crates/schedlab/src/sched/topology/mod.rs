@@ -9,16 +9,19 @@
 //! shared between CPUs as the kernel shares them, and spans are interned so a 1920-CPU
 //! machine holds each distinct span once.
 
+mod attach;
 pub mod build;
 pub mod cpumask;
 pub mod debugfs;
 pub mod flags;
 mod groups;
+pub mod table;
 
 pub use build::build_sched_domains;
 pub use cpumask::CpuMask;
 pub use debugfs::{render_cpu_domains, render_domains, render_summary};
 pub use flags::SdFlags;
+pub use table::topology_table;
 
 use crate::machine::CpuId;
 
