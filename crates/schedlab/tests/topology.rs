@@ -357,3 +357,77 @@ fn render_epyc_and_pixel6() {
     let m = pixel6();
     println!("{}", render_domains(&build_sched_domains(&m), &m));
 }
+
+/// Structural invariants every build must satisfy (spec placement §1.1, §1.4).
+fn check_invariants(sds: &SchedDomains) {
+    let n = sds.nr_cpus;
+    for cpu in 0..n {
+        let chain: Vec<_> = sds.for_each_domain(cpu).collect();
+        if let Some(&top) = chain.last() {
+            assert_eq!(
+                sds.span(top).weight(),
+                n,
+                "cpu {cpu}: top spans the machine"
+            );
+        }
+        for (k, &d) in chain.iter().enumerate() {
+            let sd = &sds.domains[d];
+            assert_eq!(sd.cpu, cpu);
+            assert!(sds.span(d).contains(cpu));
+            assert!(sd.span_weight > 1, "single-CPU domains are dropped");
+            if k > 0 {
+                assert!(sds.span(chain[k - 1]).is_subset(sds.span(d)));
+                assert_ne!(sds.span(chain[k - 1]), sds.span(d), "equal parent kept?");
+                assert_eq!(sd.child, Some(chain[k - 1]));
+            }
+            let groups: Vec<_> = sds.groups_of(d).collect();
+            assert!(
+                sds.group_span(groups[0]).contains(cpu),
+                "first group holds the CPU"
+            );
+            let mut cover = CpuMask::new(n);
+            for &g in &groups {
+                let grp = &sds.groups[g];
+                assert!(sds.spans[grp.balance_mask].is_subset(sds.group_span(g)));
+                assert!(!sds.spans[grp.balance_mask].is_empty());
+                assert_eq!(grp.group_weight as usize, sds.group_span(g).weight());
+                cover.or_assign(sds.group_span(g));
+            }
+            assert_eq!(&cover, sds.span(d), "groups cover the span");
+        }
+    }
+}
+
+#[test]
+fn invariants_hold_including_numa_diameter_4() {
+    let mut machines = vec![smp(1), smp(8), pixel6(), epyc(1).build(), epyc(4).build()];
+    machines.push(Shape::flat("4x2", 4, 2).build());
+    // Four nodes in a line (distances 10/20/30/40): groups of the widest NUMA levels
+    // need find_descended_sibling.
+    let mut s = Shape::flat("line4", 4, 2);
+    s.packages = 4;
+    let mut m = s.build();
+    m.numa_distance = (0..4)
+        .map(|a: i32| {
+            (0..4)
+                .map(|b: i32| 10 + 10 * (a - b).unsigned_abs())
+                .collect()
+        })
+        .collect();
+    machines.push(m);
+    for m in &machines {
+        let sds = build_sched_domains(m);
+        check_invariants(&sds);
+    }
+    let line = build_sched_domains(machines.last().unwrap());
+    assert_eq!(line.numa_distances, vec![10, 20, 30, 40]);
+    // Node 0's view: {0,1}, then {0,1,2}, then everything.
+    let w: Vec<_> = line
+        .for_each_domain(0)
+        .map(|d| line.domains[d].span_weight)
+        .collect();
+    assert_eq!(w, vec![2, 8, 16, 24, 32]);
+    let top = line.for_each_domain(0).last().unwrap();
+    println!("{}", render_cpu_domains(&line, machines.last().unwrap(), 0));
+    assert!(line.nr_groups(top) >= 2);
+}

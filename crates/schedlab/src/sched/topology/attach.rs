@@ -165,15 +165,13 @@ impl Builder<'_> {
             }
         }
         let mut sgc_used = vec![false; o.sgc.len()];
-        for (g, grp) in o.groups.iter().enumerate().filter(|(g, _)| groups_used[*g]) {
-            let _ = g;
+        for (_, grp) in o.groups.iter().enumerate().filter(|(g, _)| groups_used[*g]) {
             sgc_used[grp.sgc] = true;
             spans_used[grp.span] = true;
             spans_used[grp.balance_mask] = true;
         }
         let (mut domains, dmap) = compact(&o.domains, &live);
-        let (mut rings, _) = compact(&o.rings, &rings_used);
-        let rmap = compact(&o.rings, &rings_used).1;
+        let (mut rings, rmap) = compact(&o.rings, &rings_used);
         let (mut groups, gmap) = compact(&o.groups, &groups_used);
         let (sgc, smap) = compact(&o.sgc, &sgc_used);
         let (shared, shmap) = compact(&o.shared, &shared_used);

@@ -1,6 +1,6 @@
-//! build_sched_domains (kernel/sched/topology.c; spec placement §1.1–§1.7): the topology
-//! table, sd_init, the per-CPU chains, imb_numa_nr, cpu_attach_domain's degenerate-level
-//! removal and update_top_cache_domain. Groups and their capacity are in `groups.rs`.
+//! build_sched_domains (kernel/sched/topology.c; spec placement §1.1–§1.7): sd_init, the
+//! per-CPU chains and imb_numa_nr. The level table is in `table.rs`, groups and their
+//! capacity in `groups.rs`, degenerate removal and the shortcuts in `attach.rs`.
 
 use super::table::AsymCapacity;
 use super::*;
