@@ -17,6 +17,7 @@ pub mod invariants;
 pub mod pelt;
 pub mod power;
 pub mod state;
+pub mod topology;
 pub mod uclamp;
 
 pub use state::*;
