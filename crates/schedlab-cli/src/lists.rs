@@ -7,6 +7,7 @@ use schedlab::machine::capture::capture;
 use schedlab::machine::machine_to_toml;
 use schedlab::machine::presets::{machine_from_name, preset_description, PRESET_NAMES};
 use schedlab::sched::features::REGISTRY;
+use schedlab::sched::topology::{build_sched_domains, render_domains};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -34,7 +35,8 @@ pub struct MachinesArgs {
 
 #[derive(Subcommand)]
 enum MachinesAction {
-    /// Print a preset or machine file as an explicit machine file (TOML).
+    /// Print a preset or machine file as an explicit machine file (TOML), followed by its
+    /// sched-domain tree as comments (like /sys/kernel/debug/sched/domains).
     Show {
         /// A preset (e.g. epyc-9654-2s, smt:4x2) or a path ending in .toml.
         name: String,
@@ -49,14 +51,21 @@ enum MachinesAction {
 
 /// `machines`, `machines show NAME`, `machines capture [--sysfs DIR]`.
 pub fn machines(args: MachinesArgs) -> Result<(), CliError> {
-    let machine = match args.action {
+    let (machine, with_domains) = match args.action {
         None => return list_machines(),
-        Some(MachinesAction::Show { name }) => machine_from_name(&name)?,
-        Some(MachinesAction::Capture { sysfs }) => capture(&sysfs)?,
+        Some(MachinesAction::Show { name }) => (machine_from_name(&name)?, true),
+        Some(MachinesAction::Capture { sysfs }) => (capture(&sysfs)?, false),
     };
-    std::io::stdout()
-        .lock()
-        .write_all(machine_to_toml(&machine).as_bytes())?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(machine_to_toml(&machine).as_bytes())?;
+    if with_domains {
+        // As TOML comments, so the output still loads as a machine file.
+        let sds = build_sched_domains(&machine);
+        writeln!(out, "\n# Sched domains (spec placement §1):")?;
+        for line in render_domains(&sds, &machine).lines() {
+            writeln!(out, "# {line}")?;
+        }
+    }
     Ok(())
 }
 

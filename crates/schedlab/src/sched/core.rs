@@ -46,6 +46,7 @@ impl Sched {
                 meter: Default::default(),
             })
             .collect();
+        let sd = super::topology::build_sched_domains(&machine);
         let mut s = Sched {
             cfg: SchedConfig {
                 hz,
@@ -67,6 +68,7 @@ impl Sched {
             smt_siblings: Vec::new(),
             cpufreq: Default::default(),
             rd: Default::default(),
+            sd,
             em: Vec::new(),
             events: EventQueue::default(),
             resched_now: Vec::new(),

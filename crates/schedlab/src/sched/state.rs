@@ -275,6 +275,8 @@ pub struct Sched {
     pub cpufreq: Cpufreq,
     /// The root domain (one per machine: no cpusets).
     pub rd: super::capacity::RootDomain,
+    /// The sched-domain hierarchy (spec placement §1), built once from the machine.
+    pub sd: super::topology::SchedDomains,
     /// Energy-model perf states per frequency domain (built once from the machine).
     pub em: Vec<Vec<super::energy_model::EmPerfState>>,
     pub events: EventQueue,
