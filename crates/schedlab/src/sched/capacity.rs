@@ -108,6 +108,13 @@ impl Sched {
         fits as i32
     }
 
+    /// task_fits_cpu: the task's util_est and clamps fit the CPU (spec placement §2.8).
+    pub fn task_fits_cpu(&self, p: super::TaskId, cpu: CpuId) -> bool {
+        let min = self.uclamp_eff_value(p, UclampId::Min) as u64;
+        let max = self.uclamp_eff_value(p, UclampId::Max) as u64;
+        self.util_fits_cpu(self.task_util_est(p), min, max, cpu) > 0
+    }
+
     /// cpu_overutilized (v7.0; spec fair §6.4). Under OVERUTIL_WITHOUT_EAS, the pre-v6.10
     /// form that does not look at EAS.
     pub fn cpu_overutilized(&self, cpu: CpuId) -> bool {

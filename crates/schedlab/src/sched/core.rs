@@ -66,6 +66,8 @@ impl Sched {
             cfs_rqs,
             rqs,
             smt_siblings: Vec::new(),
+            smt_mask: Vec::new(),
+            placement_visits: 0,
             cpufreq: Default::default(),
             rd: Default::default(),
             sd,
@@ -207,22 +209,6 @@ impl Sched {
 
     // ---- placement and migration ------------------------------------------------------
 
-    /// select_task_rq, first cut: prev if idle, else the first idle allowed CPU, else prev.
-    pub fn select_task_rq(&self, p: TaskId) -> CpuId {
-        let t = &self.tasks[p];
-        let prev = if t.cpus_allowed[t.cpu] {
-            t.cpu
-        } else {
-            t.cpus_allowed.iter().position(|&a| a).unwrap_or(0)
-        };
-        if t.nr_cpus_allowed <= 1 || self.cpu_is_idle(prev) {
-            return prev;
-        }
-        (0..self.machine.nr_cpus())
-            .find(|&c| t.cpus_allowed[c] && self.cpu_is_idle(c))
-            .unwrap_or(prev)
-    }
-
     /// available_idle_cpu: nothing running, nothing queued, no wake-up in flight.
     pub fn cpu_is_idle(&self, cpu: CpuId) -> bool {
         let rq = &self.rqs[cpu];
@@ -279,8 +265,8 @@ impl Sched {
         if let Some(waker) = self.rqs[waking_cpu].curr.filter(|&w| w != p) {
             self.record_wakee(waker, p);
         }
-        let cpu = self.select_task_rq(p);
         let mut flags = wake_flags | wf::TTWU;
+        let cpu = self.select_task_rq(p, flags, waking_cpu);
         if cpu != self.tasks[p].cpu {
             flags |= wf::MIGRATED;
             self.set_task_cpu(p, cpu);
@@ -366,7 +352,10 @@ impl Sched {
     /// wake_up_new_task: place and enqueue a new task with ENQUEUE_INITIAL (spec §2.17).
     /// Fork placement is never a counted migration.
     pub fn wake_up_new_task(&mut self, p: TaskId) {
-        let cpu = self.select_task_rq(p);
+        // The parent forks on the CPU the child starts out on (its first allowed CPU).
+        let parent_cpu = self.tasks[p].cpu;
+        self.tasks[p].recent_used_cpu = parent_cpu;
+        let cpu = self.select_task_rq(p, wf::FORK, parent_cpu);
         self.set_task_cpu(p, cpu);
         let t = &mut self.tasks[p];
         t.nr_migrations = 0;
@@ -483,6 +472,8 @@ impl Sched {
                 self.rqs[cpu].idle_calls += 1;
                 self.events.cancel(cpu, CpuTimer::HrTick);
                 self.events.cancel(cpu, CpuTimer::Work);
+                // pick_next_task_idle → update_idle_core (spec placement §2.7).
+                self.update_idle_core(cpu);
             }
         }
         if busy_changes {

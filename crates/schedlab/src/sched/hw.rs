@@ -25,6 +25,7 @@ impl Sched {
                     .collect()
             })
             .collect();
+        self.smt_mask = m.cpus.iter().map(|c| by_core[&c.core].clone()).collect();
     }
 
     /// Progress rate of `cpu` in reference ns per 1024 ns: capacity × cur/max frequency,

@@ -272,6 +272,10 @@ pub struct Sched {
     pub rqs: Vec<Rq>,
     /// SMT siblings of each CPU (other threads of its core).
     pub smt_siblings: Vec<Vec<CpuId>>,
+    /// cpu_smt_mask: every thread of the CPU's core, itself included, ascending.
+    pub smt_mask: Vec<Vec<CpuId>>,
+    /// CPUs examined by the placement in progress (charged as scan time).
+    pub placement_visits: u64,
     pub cpufreq: Cpufreq,
     /// The root domain (one per machine: no cpusets).
     pub rd: super::capacity::RootDomain,

@@ -11,10 +11,12 @@ use crate::workload::Policy;
 
 /// Wake flags (spec placement §2.1).
 pub mod wf {
+    pub const EXEC: u32 = 0x02;
     pub const FORK: u32 = 0x04;
     pub const TTWU: u32 = 0x08;
     pub const SYNC: u32 = 0x10;
     pub const MIGRATED: u32 = 0x20;
+    pub const CURRENT_CPU: u32 = 0x40;
     pub const RQ_SELECTED: u32 = 0x80;
 }
 

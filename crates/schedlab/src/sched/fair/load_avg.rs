@@ -264,13 +264,22 @@ impl Sched {
         self.cfs_rq_util_change(cfs);
     }
 
+    /// sync_entity_load_avg: decay a sleeping entity up to its cfs_rq's last update. A
+    /// detached entity (never attached, or mid-migration) has nothing to sync.
+    pub(crate) fn sync_entity_load_avg(&mut self, se: EntityId) {
+        if self.entities[se as usize].avg.last_update_time == 0 {
+            return;
+        }
+        let cfs = self.entities[se as usize].cfs_rq;
+        let last = self.cfs_rqs[cfs].avg.last_update_time;
+        self.__update_load_avg_blocked_se(last, se);
+    }
+
     /// remove_entity_load_avg: a task leaving its CPU by wake-up migration: decay it to the
     /// old cfs_rq's last update and queue its averages for removal there (spec fair §3.8).
     fn remove_entity_load_avg(&mut self, se: EntityId) {
+        self.sync_entity_load_avg(se);
         let cfs = self.entities[se as usize].cfs_rq;
-        // sync_entity_load_avg
-        let last = self.cfs_rqs[cfs].avg.last_update_time;
-        self.__update_load_avg_blocked_se(last, se);
         let sa = self.entities[se as usize].avg;
         let r = &mut self.cfs_rqs[cfs].removed;
         r.nr += 1;

@@ -58,8 +58,12 @@ impl Sched {
     /// choose_idle_cpu: idle, or SCHED_IDLE-only for a non-SCHED_IDLE wakee (v7.1,
     /// fd54d81c2c0e; spec placement §2.5).
     pub fn choose_idle_cpu(&self, cpu: CpuId, p: TaskId) -> bool {
-        self.available_idle_cpu(cpu)
-            || (self.sched_idle_rq(cpu) && self.tasks[p].policy != Policy::Idle)
+        self.available_idle_cpu(cpu) || self.choose_sched_idle_rq(cpu, p)
+    }
+
+    /// choose_sched_idle_rq: a SCHED_IDLE-only CPU counts as idle for a normal wakee.
+    pub fn choose_sched_idle_rq(&self, cpu: CpuId, p: TaskId) -> bool {
+        self.sched_idle_rq(cpu) && self.tasks[p].policy != Policy::Idle
     }
 
     /// is_core_idle: every SMT sibling of `cpu` is idle.
