@@ -216,6 +216,15 @@ fn check_objects(workload: &Workload) -> Result<(), String> {
     use crate::workload::program::ObjectSpec as O;
     for t in &workload.tasks {
         for (i, op) in t.program.iter().enumerate() {
+            if let Op::Timer { timer, .. } = op {
+                if *timer >= workload.timers.len() {
+                    return Err(format!(
+                        "task '{}' op {i}: timer {timer} is not declared ({} timers)",
+                        t.comm,
+                        workload.timers.len()
+                    ));
+                }
+            }
             let want = match op {
                 Op::Write { obj, .. } | Op::Read { obj, .. } => Some((*obj, "a pipe")),
                 Op::Lock { obj } | Op::Unlock { obj } => Some((*obj, "a mutex")),

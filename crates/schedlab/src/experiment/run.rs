@@ -223,6 +223,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             overutilized_writes: s.rd.overutilized_writes,
             overutilized_line_misses: s.rd.overutilized_line_misses,
         },
+        placement: s.placement,
     }
 }
 

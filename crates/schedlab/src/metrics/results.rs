@@ -13,6 +13,8 @@ pub struct RunResult {
     pub cpus: Vec<CpuResult>,
     pub energy: EnergyResult,
     pub root_domain: RootDomainResult,
+    /// Where wake-up, fork and exec placements went (schedstat style).
+    pub placement: crate::sched::fair::placement::PlacementStats,
 }
 
 /// The root domain's overutilized flag and the accesses to it (seed 001).

@@ -68,6 +68,7 @@ impl Sched {
             smt_siblings: Vec::new(),
             smt_mask: Vec::new(),
             placement_visits: 0,
+            placement: Default::default(),
             cpufreq: Default::default(),
             rd: Default::default(),
             sd,

@@ -276,6 +276,7 @@ pub struct Sched {
     pub smt_mask: Vec<Vec<CpuId>>,
     /// CPUs examined by the placement in progress (charged as scan time).
     pub placement_visits: u64,
+    pub placement: super::fair::placement::PlacementStats,
     pub cpufreq: Cpufreq,
     /// The root domain (one per machine: no cpusets).
     pub rd: super::capacity::RootDomain,

@@ -53,12 +53,31 @@ pub fn scenario(machine: &str, secs: u64) -> Scenario {
     }
 }
 
+/// The tasks with one timer declared per timer index their ops use.
+pub fn workload_of(tasks: Vec<TaskSpec>) -> Workload {
+    let nr_timers = tasks
+        .iter()
+        .flat_map(|t| &t.program)
+        .filter_map(|op| match op {
+            Op::Timer { timer, .. } => Some(timer + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    Workload {
+        tasks,
+        timers: (0..nr_timers)
+            .map(|i| schedlab::workload::program::TimerSpec {
+                name: format!("t{i}"),
+            })
+            .collect(),
+        ..Workload::default()
+    }
+}
+
 /// Run with invariants checked after every event; fails the test on any violation.
 pub fn run(sc: &Scenario, tasks: Vec<TaskSpec>) -> RunResult {
-    let wl = Workload {
-        tasks,
-        ..Workload::default()
-    };
+    let wl = workload_of(tasks);
     let sim = prepare(sc, wl).expect("valid scenario");
     let r = execute(sc, sim, Some(1));
     assert_eq!(
@@ -71,10 +90,7 @@ pub fn run(sc: &Scenario, tasks: Vec<TaskSpec>) -> RunResult {
 
 /// Prepare a simulation for step-by-step inspection.
 pub fn sim(sc: &Scenario, tasks: Vec<TaskSpec>) -> Simulation {
-    let wl = Workload {
-        tasks,
-        ..Workload::default()
-    };
+    let wl = workload_of(tasks);
     let mut s = prepare(sc, wl).expect("valid scenario");
     s.set_invariant_every(1);
     s

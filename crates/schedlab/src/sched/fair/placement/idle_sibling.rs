@@ -37,6 +37,14 @@ impl Sched {
             || w.is_some_and(|w| self.task_fits_remaining_cpu_capacity(w.util, cpu))
     }
 
+    fn count_scan(&mut self, found: bool) {
+        if found {
+            self.placement.sis_scan += 1;
+        } else {
+            self.placement.sis_fallback += 1;
+        }
+    }
+
     /// select_idle_sibling(p, prev, target) (spec placement §2.6). Step 3 (per-CPU kthread
     /// stacking) does not arise: the model has no kernel threads.
     pub fn select_idle_sibling(&mut self, p: TaskId, prev: CpuId, target: CpuId) -> CpuId {
@@ -54,10 +62,12 @@ impl Sched {
             && self.sis_accepts(prev, p, room)
             && self.asym_fits_cpu(w, prev)
         {
+            self.placement.sis_prev += 1;
             return prev;
         }
         // 1. The target itself.
         if self.sis_accepts(target, p, room) && self.asym_fits_cpu(w, target) {
+            self.placement.sis_target += 1;
             return target;
         }
         // 2. prev, if cache-affine with target (SELECT_BIAS_PREV already tried it).
@@ -69,6 +79,7 @@ impl Sched {
             && self.asym_fits_cpu(w, prev)
         {
             if !clusters || self.cpus_share_resources(prev, target) {
+                self.placement.sis_prev += 1;
                 return prev;
             }
             prev_aff = Some(prev);
@@ -85,6 +96,7 @@ impl Sched {
             && self.asym_fits_cpu(w, r)
         {
             if !clusters || self.cpus_share_resources(r, target) {
+                self.placement.sis_recent += 1;
                 return r;
             }
             recent = Some(r);
@@ -107,13 +119,16 @@ impl Sched {
             has_idle_core = self.test_idle_cores(target);
             if !has_idle_core && self.cpus_share_cache(prev, target) {
                 if let Some(i) = self.select_idle_smt(p, llc, prev) {
+                    self.count_scan(true);
                     return i;
                 }
             }
         }
         if let Some(i) = self.select_idle_cpu(p, llc, has_idle_core, target) {
+            self.count_scan(true);
             return i;
         }
+        self.count_scan(false);
         // 9. Late candidates; SELECT_BIAS_PREV prefers a cache-affine prev over target.
         if let Some(c) = prev_aff.or(recent) {
             return c;

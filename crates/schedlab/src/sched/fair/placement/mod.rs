@@ -15,9 +15,25 @@ mod idle_sibling;
 mod select;
 mod slow_path;
 
-/// What a wake-up placement visited, for the CPU-time charge and the statistics.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Where placements went, schedstat style (cumulative over the run).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct PlacementStats {
-    /// CPUs examined by idle scans, energy estimation and the slow path.
+    /// select_task_rq_fair calls (tasks allowed on more than one CPU).
+    pub calls: u64,
+    /// wake_affine chose the waking CPU over prev (schedstat ttwu_move_affine).
+    pub move_affine: u64,
+    /// find_energy_efficient_cpu ran, and how often it chose a CPU other than prev.
+    pub feec_calls: u64,
+    pub feec_moved: u64,
+    /// Fork/exec placements through sched_balance_find_dst_cpu.
+    pub slow_path: u64,
+    /// select_idle_sibling outcomes: target, prev, recent_used_cpu, a scan (LLC, SMT or
+    /// capacity) and the late fallback (target, or prev with SELECT_BIAS_PREV).
+    pub sis_target: u64,
+    pub sis_prev: u64,
+    pub sis_recent: u64,
+    pub sis_scan: u64,
+    pub sis_fallback: u64,
+    /// CPUs examined by scans, energy estimation and the slow path.
     pub cpus_visited: u64,
 }

@@ -31,6 +31,8 @@ impl Sched {
         let cpu = if self.tasks[p].nr_cpus_allowed > 1 {
             self.placement_visits = 0;
             let cpu = self.select_task_rq_fair(p, prev, wake_flags, this_cpu);
+            self.placement.calls += 1;
+            self.placement.cpus_visited += self.placement_visits;
             let cost = self.placement_visits * self.machine.costs.sched_idle_scan_per_cpu_ns;
             if cost > 0 {
                 self.charge_sched_cost(this_cpu, cost);
@@ -81,6 +83,8 @@ impl Sched {
             }
             if !self.is_rd_overutilized(this_cpu) {
                 if let Some(t) = self.find_energy_efficient_cpu(p, prev_cpu, this_cpu) {
+                    self.placement.feec_calls += 1;
+                    self.placement.feec_moved += (t != prev_cpu) as u64;
                     return t;
                 }
             }
@@ -98,6 +102,7 @@ impl Sched {
                 if this_cpu != prev_cpu {
                     let pct = dom.imbalance_pct as u64;
                     new_cpu = self.wake_affine(pct, waker, p, this_cpu, prev_cpu, sync);
+                    self.placement.move_affine += (new_cpu == this_cpu) as u64;
                 }
                 slow_sd = None;
                 break;
@@ -110,6 +115,7 @@ impl Sched {
             tmp = dom.parent;
         }
         if let Some(sd) = slow_sd {
+            self.placement.slow_path += 1;
             return self.sched_balance_find_dst_cpu(sd, p, this_cpu, prev_cpu, sd_flag);
         }
         if wake_flags & wf::TTWU != 0 {
