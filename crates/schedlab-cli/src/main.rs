@@ -1,10 +1,11 @@
-//! `schedlab`: command-line front end. Subcommands: run, features, machines, bench.
+//! `schedlab`: command-line front end. Subcommands: run, features, machines, bench, ab.
 //! Flags and their precedence over scenario files: docs/scenario.md.
 //!
 //! Exit codes: 0 success, 1 an I/O failure (e.g. the --json file could not be written),
 //! 2 bad input (our own checks and clap's usage errors alike). Every error is one line
 //! `schedlab: error: …` on stderr.
 
+mod ab;
 mod bench;
 mod cli_error;
 mod lists;
@@ -39,6 +40,9 @@ enum Command {
     Machines(lists::MachinesArgs),
     /// Measure simulation speed on the standard benchmark scenario.
     Bench(bench::BenchArgs),
+    /// Compare one scenario under two settings over N seeds: means, 95% CIs, perc_diff
+    /// and Welch's t-test per metric (docs/ab.md).
+    Ab(ab::AbArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         Command::Features => lists::features(),
         Command::Machines(args) => lists::machines(args),
         Command::Bench(args) => bench::bench(args),
+        Command::Ab(args) => ab::ab(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,5 @@
-//! `schedlab run`: build the scenario (file, then flags over it), run it, report.
+//! `schedlab run`: build the scenario (file, then flags over it), run it, report. The
+//! scenario flags are shared with `schedlab ab`.
 
 use crate::cli_error::CliError;
 use crate::output::JsonTarget;
@@ -10,8 +11,9 @@ use schedlab::InputError;
 use std::io::Write;
 use std::path::PathBuf;
 
+/// The flags every command that runs a scenario shares (run, ab).
 #[derive(Args)]
-pub struct RunArgs {
+pub struct ScenarioArgs {
     /// Scenario file (TOML, docs/scenario.md); flags override its keys.
     scenario: Option<PathBuf>,
     /// Machine preset, e.g. smp:8 (`schedlab machines`), or a machine file ending in .toml
@@ -48,6 +50,12 @@ pub struct RunArgs {
     /// scenario file's list; relative paths start at the current directory.
     #[arg(short, long = "workload")]
     workload: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: ScenarioArgs,
     /// Write the result document as JSON to FILE (atomically), or to stdout with `-`
     /// (the human report then goes to stderr).
     #[arg(long, value_name = "FILE|-", allow_hyphen_values = true)]
@@ -59,7 +67,7 @@ pub struct RunArgs {
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
     let json = args.json.as_deref().map(JsonTarget::from_arg).transpose()?;
-    let scenario = build_scenario(&args)?;
+    let scenario = build_scenario(&args.common)?;
     let result = run_scenario(&scenario)?;
     if !args.quiet {
         let text = render_human(&result);
@@ -78,7 +86,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 }
 
 /// The scenario file (or the defaults), with every given flag replacing its key.
-fn build_scenario(args: &RunArgs) -> Result<Scenario, InputError> {
+pub fn build_scenario(args: &ScenarioArgs) -> Result<Scenario, InputError> {
     let mut sc = match &args.scenario {
         Some(path) => load_scenario(path)?,
         None => Scenario::default(),

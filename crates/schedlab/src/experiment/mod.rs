@@ -1,7 +1,10 @@
 //! Scenarios (machine, features, workloads, seed, length) and running them.
 
+pub mod ab;
 pub mod bench;
 mod collect_cpus;
+pub mod noise;
+pub mod parallel;
 pub mod run;
 pub mod scenario;
 pub mod scenario_toml;

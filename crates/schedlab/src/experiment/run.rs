@@ -74,6 +74,10 @@ pub fn prepare_on(
     }
     let lshift = pelt_lshift(scenario.pelt_halflife_ms)?;
     let duration = scenario.duration_ns.or(workload.duration_ns);
+    let mut workload = workload;
+    scenario
+        .noise
+        .apply_start_jitter(scenario.seed, &mut workload);
     let mut sim = Simulation::new(
         machine,
         features,
@@ -84,6 +88,7 @@ pub fn prepare_on(
     )
     .map_err(|e| InputError::new("workload", e))?;
     sim.sched.cfg.pelt_lshift = lshift;
+    sim.sched.work_noise = scenario.noise.work_noise(scenario.seed);
     sim.sched.cpufreq_init(scenario.governor);
     scenario.sysctl.apply(&mut sim.sched);
     Ok(sim)

@@ -57,6 +57,8 @@ pub struct Scenario {
     pub sysctl: super::sysctl::Sysctls,
     /// CPU frequency governor (`--governor`).
     pub governor: crate::sched::cpufreq_schedutil::Governor,
+    /// Seeded run-to-run variation (`[noise]`); off by default.
+    pub noise: super::noise::Noise,
     /// `-w` arguments, `FRONTEND ARGS…`.
     pub workloads: Vec<String>,
     /// Folder that relative workload paths start from.
@@ -75,6 +77,7 @@ impl Default for Scenario {
             pelt_halflife_ms: 32,
             governor: Default::default(),
             sysctl: Default::default(),
+            noise: Default::default(),
             workloads: Vec::new(),
             base_dir: PathBuf::from("."),
         }

@@ -34,6 +34,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "pelt_halflife",
     "governor",
     "sysctl",
+    "noise",
     "workloads",
 ];
 
@@ -71,62 +72,75 @@ pub fn parse_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<Scena
         ..Scenario::default()
     };
     for (key, value) in &table {
-        let at = || format!("{origin}: key '{key}'");
-        match key.as_str() {
-            "machine" => sc.machine = string(value, &at)?,
-            "features" => sc.features = features(value, &at)?,
-            "seed" => sc.seed = integer(value, &at, 0, u64::MAX)?,
-            "duration" => {
-                let s = match value {
-                    Value::String(s) => s,
-                    other => {
-                        return Err(wrong_type(&at(), "a string with a unit", other)
-                            .with_fix("write e.g. duration = \"10s\" or \"500ms\""))
-                    }
-                };
-                sc.duration_ns = Some(parse_duration(s).map_err(|m| InputError::new(at(), m))?);
-            }
-            "hz" => sc.hz = integer(value, &at, 1, u32::MAX as u64)? as u32,
-            "preempt" => {
-                let s = string(value, &at)?;
-                sc.preempt = PreemptModel::from_name(&s).ok_or_else(|| {
-                    InputError::new(at(), format!("unknown preemption model '{s}'"))
-                        .with_fix("use none, voluntary, full or lazy")
-                })?;
-            }
-            "pelt_halflife" => {
-                let s = string(value, &at)?;
-                sc.pelt_halflife_ms = super::scenario::parse_pelt_halflife(&s).map_err(|m| {
-                    InputError::new(at(), m).with_fix("use \"32ms\", \"16ms\" or \"8ms\"")
-                })?;
-            }
-            "governor" => {
-                let s = string(value, &at)?;
-                sc.governor =
-                    crate::sched::cpufreq_schedutil::Governor::from_name(&s).map_err(|m| {
-                        InputError::new(at(), m).with_fix(
-                            "use schedutil, performance, powersave or fixed:MHZ (e.g. fixed:1401)",
-                        )
-                    })?;
-            }
-            "sysctl" => {
-                let Value::Table(t) = value else {
-                    return Err(wrong_type(&at(), "a table of NAME = VALUE", value));
-                };
-                for (name, v) in t {
-                    let place = format!("{origin}: sysctl.{name}");
-                    let n = integer(v, &|| place.clone(), 0, u64::MAX)?;
-                    sc.sysctl.set(name, n, &place)?;
-                }
-            }
-            "workloads" => sc.workloads = workloads(value, &at)?,
-            _ => {
-                return Err(InputError::new(origin, format!("unknown key '{key}'"))
-                    .with_fix(format!("known keys: {}", SCENARIO_KEYS.join(", "))))
-            }
-        }
+        apply_key(&mut sc, key, value, origin)?;
     }
     Ok(sc)
+}
+
+/// Set one scenario key from its TOML value (a file's top-level key, or a `KEY=VALUE`
+/// setting of `ab` / `sweep`). `origin` names the source in errors.
+pub fn apply_key(
+    sc: &mut Scenario,
+    key: &str,
+    value: &Value,
+    origin: &str,
+) -> Result<(), InputError> {
+    let at = || format!("{origin}: key '{key}'");
+    match key {
+        "machine" => sc.machine = string(value, &at)?,
+        "features" => sc.features = features(value, &at)?,
+        "seed" => sc.seed = integer(value, &at, 0, u64::MAX)?,
+        "duration" => {
+            let s = match value {
+                Value::String(s) => s,
+                other => {
+                    return Err(wrong_type(&at(), "a string with a unit", other)
+                        .with_fix("write e.g. duration = \"10s\" or \"500ms\""))
+                }
+            };
+            sc.duration_ns = Some(parse_duration(s).map_err(|m| InputError::new(at(), m))?);
+        }
+        "hz" => sc.hz = integer(value, &at, 1, u32::MAX as u64)? as u32,
+        "preempt" => {
+            let s = string(value, &at)?;
+            sc.preempt = PreemptModel::from_name(&s).ok_or_else(|| {
+                InputError::new(at(), format!("unknown preemption model '{s}'"))
+                    .with_fix("use none, voluntary, full or lazy")
+            })?;
+        }
+        "pelt_halflife" => {
+            let s = string(value, &at)?;
+            sc.pelt_halflife_ms = super::scenario::parse_pelt_halflife(&s).map_err(|m| {
+                InputError::new(at(), m).with_fix("use \"32ms\", \"16ms\" or \"8ms\"")
+            })?;
+        }
+        "governor" => {
+            let s = string(value, &at)?;
+            sc.governor =
+                crate::sched::cpufreq_schedutil::Governor::from_name(&s).map_err(|m| {
+                    InputError::new(at(), m).with_fix(
+                        "use schedutil, performance, powersave or fixed:MHZ (e.g. fixed:1401)",
+                    )
+                })?;
+        }
+        "sysctl" => {
+            let Value::Table(t) = value else {
+                return Err(wrong_type(&at(), "a table of NAME = VALUE", value));
+            };
+            for (name, v) in t {
+                let place = format!("{origin}: sysctl.{name}");
+                let n = integer(v, &|| place.clone(), 0, u64::MAX)?;
+                sc.sysctl.set(name, n, &place)?;
+            }
+        }
+        "workloads" => sc.workloads = workloads(value, &at)?,
+        "noise" => sc.noise = noise(value, origin)?,
+        _ => {
+            return Err(InputError::new(origin, format!("unknown key '{key}'"))
+                .with_fix(format!("known keys: {}", SCENARIO_KEYS.join(", "))))
+        }
+    }
+    Ok(())
 }
 
 /// 1-based line and column (in characters) of byte offset `pos` in `text`.
@@ -190,6 +204,83 @@ fn features(v: &Value, at: &dyn Fn() -> String) -> Result<String, InputError> {
             "a string or an array of feature names",
             other,
         )),
+    }
+}
+
+/// `[noise]`: `start_jitter = "1ms"`, `work_jitter_pct = 2` (0–50, may be fractional).
+fn noise(v: &Value, origin: &str) -> Result<super::noise::Noise, InputError> {
+    let Value::Table(t) = v else {
+        return Err(wrong_type(&format!("{origin}: key 'noise'"), "a table", v));
+    };
+    let mut n = super::noise::Noise::default();
+    for (name, v) in t {
+        let place = format!("{origin}: noise.{name}");
+        match name.as_str() {
+            "start_jitter" => {
+                let s = string(v, &|| place.clone())?;
+                n.start_jitter_ns = parse_duration(&s).map_err(|m| InputError::new(&place, m))?;
+            }
+            "work_jitter_pct" => {
+                let pct = match v {
+                    Value::Integer(i) => *i as f64,
+                    Value::Float(f) => *f,
+                    other => return Err(wrong_type(&place, "a number of percent", other)),
+                };
+                if !(0.0..=50.0).contains(&pct) {
+                    return Err(InputError::new(&place, format!("{pct}% is out of range"))
+                        .with_fix("use 0 to 50 (percent)"));
+                }
+                n.work_jitter_ppm = (pct * 10_000.0).round() as u32;
+            }
+            _ => {
+                return Err(InputError::new(&place, "unknown noise key")
+                    .with_fix("known keys: start_jitter, work_jitter_pct"))
+            }
+        }
+    }
+    Ok(n)
+}
+
+/// Apply a `KEY=VALUE` setting (`ab --base/--patch`, `sweep`): VALUE is read as TOML when
+/// it parses (`hz=1000`, `features=["A","B"]`), else as a string (`features=NO_HRTICK`);
+/// a dotted key sets one entry of a table (`sysctl.sched_util_clamp_max=512`).
+pub fn apply_setting(sc: &mut Scenario, setting: &str, origin: &str) -> Result<(), InputError> {
+    let Some((key, raw)) = setting.split_once('=') else {
+        return Err(
+            InputError::new(origin, format!("'{setting}' is not KEY=VALUE"))
+                .with_fix("write e.g. features=UTIL_FITS_CAPACITY or pelt_halflife=8ms"),
+        );
+    };
+    let (key, raw) = (key.trim(), raw.trim());
+    let value = match format!("v = {raw}").parse::<toml::Table>() {
+        Ok(mut t) => t.remove("v").unwrap_or(Value::String(raw.into())),
+        Err(_) => Value::String(raw.into()),
+    };
+    match key.split_once('.') {
+        Some((table, entry)) => {
+            let mut inner = toml::Table::new();
+            inner.insert(entry.to_string(), value);
+            if table == "noise" {
+                // Keep the other noise settings: merge into the current ones.
+                let mut cur = toml::Table::new();
+                if sc.noise.start_jitter_ns > 0 {
+                    cur.insert(
+                        "start_jitter".into(),
+                        Value::String(format!("{}ns", sc.noise.start_jitter_ns)),
+                    );
+                }
+                if sc.noise.work_jitter_ppm > 0 {
+                    cur.insert(
+                        "work_jitter_pct".into(),
+                        Value::Float(sc.noise.work_jitter_ppm as f64 / 10_000.0),
+                    );
+                }
+                cur.extend(inner);
+                inner = cur;
+            }
+            apply_key(sc, table, &Value::Table(inner), origin)
+        }
+        None => apply_key(sc, key, &value, origin),
     }
 }
 
@@ -305,5 +396,45 @@ workloads = ["rtapp a.json", "rtapp b.json"]
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(sc.machine, "smp:2");
         assert_eq!(sc.base_dir, dir);
+    }
+
+    #[test]
+    fn noise_table_and_settings() {
+        let sc = parse("[noise]\nstart_jitter = \"2ms\"\nwork_jitter_pct = 1.5\n").unwrap();
+        assert_eq!(sc.noise.start_jitter_ns, 2 * NSEC_PER_MSEC);
+        assert_eq!(sc.noise.work_jitter_ppm, 15_000);
+        let e = parse("[noise]\nwork_jitter_pct = 80\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("noise.work_jitter_pct") && e.contains("0 to 50"),
+            "{e}"
+        );
+        let e = parse("[noise]\njitter = 1\n").unwrap_err().to_string();
+        assert!(e.contains("unknown noise key"), "{e}");
+
+        let mut sc = Scenario::default();
+        apply_setting(&mut sc, "features=UTIL_FITS_CAPACITY", "--patch").unwrap();
+        assert_eq!(sc.features, "UTIL_FITS_CAPACITY");
+        apply_setting(&mut sc, "hz=1000", "--patch").unwrap();
+        assert_eq!(sc.hz, 1000);
+        apply_setting(&mut sc, "pelt_halflife=8ms", "--patch").unwrap();
+        assert_eq!(sc.pelt_halflife_ms, 8);
+        apply_setting(&mut sc, "noise.work_jitter_pct=2", "--base").unwrap();
+        apply_setting(&mut sc, "noise.start_jitter=1ms", "--base").unwrap();
+        assert_eq!(sc.noise.work_jitter_ppm, 20_000, "kept across settings");
+        assert_eq!(sc.noise.start_jitter_ns, NSEC_PER_MSEC);
+        apply_setting(&mut sc, "sysctl.sched_util_clamp_max=512", "--patch").unwrap();
+        let e = apply_setting(&mut sc, "hz", "--patch")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("KEY=VALUE"), "{e}");
+        let e = apply_setting(&mut sc, "bogus=1", "--patch")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--patch") && e.contains("unknown key 'bogus'"),
+            "{e}"
+        );
     }
 }

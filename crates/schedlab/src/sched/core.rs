@@ -69,6 +69,7 @@ impl Sched {
             smt_mask: Vec::new(),
             placement_visits: 0,
             placement: Default::default(),
+            work_noise: None,
             cpufreq: Default::default(),
             rd: Default::default(),
             sd,
@@ -521,6 +522,10 @@ impl Sched {
     pub fn set_work(&mut self, cpu: CpuId, work: Work) {
         self.settle_progress(cpu);
         let p = self.rqs[cpu].curr.expect("set_work on an idle CPU");
+        let work = match (work, self.work_noise.as_mut()) {
+            (Work::Reference(ns), Some(n)) => Work::Reference(n.jitter(ns)),
+            (w, _) => w,
+        };
         self.tasks[p].work = work;
         self.apply_cache_penalty(p);
         self.arm_work(cpu);

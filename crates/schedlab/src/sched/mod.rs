@@ -14,6 +14,7 @@ pub mod fair;
 pub mod features;
 pub mod hw;
 pub mod invariants;
+pub mod noise;
 pub mod pelt;
 pub mod power;
 pub mod state;

@@ -277,6 +277,8 @@ pub struct Sched {
     /// CPUs examined by the placement in progress (charged as scan time).
     pub placement_visits: u64,
     pub placement: super::fair::placement::PlacementStats,
+    /// Seeded work-length noise (scenario `[noise]`); None = exact work.
+    pub work_noise: Option<super::noise::WorkNoise>,
     pub cpufreq: Cpufreq,
     /// The root domain (one per machine: no cpusets).
     pub rd: super::capacity::RootDomain,

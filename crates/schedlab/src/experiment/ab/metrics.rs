@@ -1,0 +1,121 @@
+//! Metrics of a run for comparison: the numeric leaves of its result document, named by
+//! their path (`perf.cpu_migrations`, `workloads.0.time_s`), chosen by glob patterns.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The metrics `ab` and `sweep` compare when none are named: perf's counters, energy,
+/// placement counters and every workload's own figures.
+pub const DEFAULT_METRICS: &[&str] = &["perf.*", "energy.*", "workloads.*"];
+
+/// Paths that never make sense to compare: host timing and per-task / per-CPU detail
+/// (name them explicitly to get them).
+fn excluded_by_default(path: &str) -> bool {
+    path == "sim.wall_s"
+}
+
+/// Every numeric leaf of `doc`, keyed by dotted path (array elements by index).
+pub fn flatten(doc: &Value) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    walk(doc, String::new(), &mut out);
+    out
+}
+
+fn walk(v: &Value, path: String, out: &mut BTreeMap<String, f64>) {
+    let join = |k: &str| {
+        if path.is_empty() {
+            k.to_string()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    match v {
+        Value::Number(n) => {
+            if let Some(x) = n.as_f64() {
+                out.insert(path, x);
+            }
+        }
+        Value::Bool(b) => {
+            out.insert(path, *b as u8 as f64);
+        }
+        Value::Object(m) => {
+            for (k, v) in m {
+                walk(v, join(k), out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                walk(v, join(&i.to_string()), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Glob match with `*` for any run of characters.
+pub fn glob(pattern: &str, s: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == s;
+    }
+    let mut rest = s;
+    for (i, part) in parts.iter().enumerate() {
+        if i == 0 {
+            let Some(r) = rest.strip_prefix(part) else {
+                return false;
+            };
+            rest = r;
+        } else if i == parts.len() - 1 {
+            return rest.ends_with(part);
+        } else {
+            match rest.find(part) {
+                Some(at) => rest = &rest[at + part.len()..],
+                None => return false,
+            }
+        }
+    }
+    true
+}
+
+/// The metric names of `available` that any pattern selects, in path order.
+pub fn select(patterns: &[String], available: &BTreeMap<String, f64>) -> Vec<String> {
+    available
+        .keys()
+        .filter(|k| !excluded_by_default(k) && patterns.iter().any(|p| glob(p, k)))
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flatten_and_select() {
+        let doc: Value = serde_json::json!({
+            "perf": {"context_switches": 10, "cpus_utilized": 1.5},
+            "sim": {"wall_s": 0.2, "stop_reason": "time_limit"},
+            "workloads": [{"time_s": 2.5}],
+            "root_domain": {"eas": true}
+        });
+        let m = flatten(&doc);
+        assert_eq!(m["perf.context_switches"], 10.0);
+        assert_eq!(m["workloads.0.time_s"], 2.5);
+        assert_eq!(m["root_domain.eas"], 1.0);
+        assert!(!m.contains_key("sim.stop_reason"));
+        let pats: Vec<String> = DEFAULT_METRICS.iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            select(&pats, &m),
+            vec![
+                "perf.context_switches",
+                "perf.cpus_utilized",
+                "workloads.0.time_s"
+            ]
+        );
+        assert!(
+            select(&["sim.*".into()], &m).is_empty(),
+            "wall time never compared"
+        );
+        assert!(glob("a.*.c", "a.b.c") && !glob("a.*.c", "a.b.d") && glob("*", "x"));
+    }
+}

@@ -1,0 +1,52 @@
+//! Run-to-run variation: the seed-driven noise a real machine adds to every measurement
+//! (cache state, interrupts, frequency ramp timing). Off by default so that a run is exact;
+//! `ab` and `sweep` need it on for seeds to differ (docs/scenario.md `[noise]`).
+
+use crate::time::Ns;
+use rand_chacha::ChaCha8Rng;
+use rand_core::RngCore;
+
+/// Work-length noise: each busy period's reference work is scaled by a factor drawn
+/// uniformly from [1 − ppm/10⁶, 1 + ppm/10⁶].
+pub struct WorkNoise {
+    rng: ChaCha8Rng,
+    ppm: u64,
+}
+
+impl WorkNoise {
+    pub fn new(seed: u64, ppm: u32) -> WorkNoise {
+        WorkNoise {
+            rng: crate::engine::rng::stream(seed, "work_jitter"),
+            ppm: ppm as u64,
+        }
+    }
+
+    /// `ns` scaled by one draw; never below 1 ns when `ns` was positive.
+    pub fn jitter(&mut self, ns: Ns) -> Ns {
+        if self.ppm == 0 || ns == 0 {
+            return ns;
+        }
+        // u uniform in [0, 2·ppm]; factor = 1 + (u − ppm)/10⁶.
+        let u = self.rng.next_u64() % (2 * self.ppm + 1);
+        let scaled = ns as u128 * (1_000_000 - self.ppm + u) as u128 / 1_000_000;
+        (scaled as Ns).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jitter_stays_in_its_band_and_is_reproducible() {
+        let mut a = WorkNoise::new(3, 20_000);
+        let mut b = WorkNoise::new(3, 20_000);
+        let xs: Vec<Ns> = (0..1000).map(|_| a.jitter(1_000_000)).collect();
+        let ys: Vec<Ns> = (0..1000).map(|_| b.jitter(1_000_000)).collect();
+        assert_eq!(xs, ys);
+        assert!(xs.iter().all(|&x| (980_000..=1_020_000).contains(&x)));
+        let mean = xs.iter().sum::<Ns>() as f64 / 1000.0;
+        assert!((mean - 1e6).abs() < 2_000.0, "mean {mean}");
+        assert_eq!(WorkNoise::new(3, 0).jitter(777), 777);
+    }
+}
