@@ -13,6 +13,9 @@ pub struct RunResult {
     pub cpus: Vec<CpuResult>,
     pub energy: EnergyResult,
     pub root_domain: RootDomainResult,
+    /// One section per benchmark front end (hackbench, schbench, …), in `-w` order;
+    /// rt-app adds none.
+    pub workloads: Vec<crate::workload::report::WorkloadSection>,
 }
 
 /// The root domain's overutilized flag and the accesses to it (seed 001).
