@@ -509,7 +509,10 @@ fn workload_sections_are_in_the_json() {
     assert_eq!(w[0]["rps"]["rows"].as_array().unwrap().len(), 5);
     assert_eq!(w[1]["tool"], "spinner");
     assert_eq!(w[1]["tasks"], 50);
-    assert_eq!(doc["sim"]["time_ns"], 2_000_000_000u64, "schbench -r 2 bounds the run");
+    assert_eq!(
+        doc["sim"]["time_ns"], 2_000_000_000u64,
+        "schbench -r 2 bounds the run"
+    );
     let idle = doc["tasks"]
         .as_array()
         .unwrap()
@@ -528,11 +531,17 @@ fn bad_front_end_options_exit_2_naming_the_option() {
     let err = expect_input_error(&schedlab(&["run", "-w", "schbench --bogus"]));
     assert!(err.contains("unknown option '--bogus'"), "{err}");
     let err = expect_input_error(&schedlab(&["run", "-w", "spinner --policy fifo"]));
-    assert!(err.contains("--policy") && err.contains("normal, batch or idle"), "{err}");
+    assert!(
+        err.contains("--policy") && err.contains("normal, batch or idle"),
+        "{err}"
+    );
     let err = expect_input_error(&schedlab(&["run", "-w", "stress-ng --cpu 4"]));
     assert!(err.contains("unknown option '--cpu'"), "{err}");
     let err = expect_input_error(&schedlab(&["run", "-w", "fio --rw=read"]));
-    assert!(err.contains("unknown workload front end 'fio'") && err.contains("hackbench"), "{err}");
+    assert!(
+        err.contains("unknown workload front end 'fio'") && err.contains("hackbench"),
+        "{err}"
+    );
     let err = expect_input_error(&schedlab(&["run", "-w", "hackbench -s 'x"]));
     assert!(err.contains("quote"), "{err}");
 }

@@ -17,7 +17,11 @@ fn build(cmd: &str) -> Workload {
 fn run_cmd(machine: &str, cmd: &str) -> RunResult {
     let sc = scenario(machine, 60);
     let r = execute(&sc, prepare(&sc, build(cmd)).unwrap(), Some(1));
-    assert_eq!(r.sim.invariant_violations, 0, "{:?}", r.sim.invariant_messages);
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
     r
 }
 
@@ -52,7 +56,10 @@ fn every_receiver_gets_loops_times_fds_messages() {
 
 #[test]
 fn header_matches_the_real_tool_on_smp2() {
-    let r = run_cmd("smp:2", "hackbench -g 4 -f 10 --threads --pipe -l 100 -s 100");
+    let r = run_cmd(
+        "smp:2",
+        "hackbench -g 4 -f 10 --threads --pipe -l 100 -s 100",
+    );
     let out = &section(&r).output;
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
@@ -66,7 +73,10 @@ fn header_matches_the_real_tool_on_smp2() {
     // The printed time is GO → reaped, truncated to ms.
     let h = section(&r);
     let ns = h.time_ns.unwrap();
-    assert_eq!(lines[2], format!("Time: {}.{:03}", ns / 1_000_000_000, ns / 1_000_000 % 1000));
+    assert_eq!(
+        lines[2],
+        format!("Time: {}.{:03}", ns / 1_000_000_000, ns / 1_000_000 % 1000)
+    );
     // Defaults: process mode, 10 groups, 20 fds, 100 loops, 100 bytes.
     let w = build("hackbench");
     assert_eq!(w.tasks.len(), 401);
@@ -87,7 +97,10 @@ fn thread_and_process_modes_differ_only_where_the_tool_does() {
             assert_eq!(std::mem::discriminant(x), std::mem::discriminant(y));
         }
         assert_eq!(a.comm, b.comm);
-        assert!(a.delay_ns < b.delay_ns, "fork costs more than pthread_create");
+        assert!(
+            a.delay_ns < b.delay_ns,
+            "fork costs more than pthread_create"
+        );
     }
     let rt = run_cmd("smp:2", "hackbench -g 2 -f 3 -T -p -l 10");
     let rp = run_cmd("smp:2", "hackbench -g 2 -f 3 -P -p -l 10");
@@ -101,12 +114,18 @@ fn thread_and_process_modes_differ_only_where_the_tool_does() {
         "same second line"
     );
     assert_eq!(
-        ht.output.lines().next().unwrap().replace("threaded", "process"),
+        ht.output
+            .lines()
+            .next()
+            .unwrap()
+            .replace("threaded", "process"),
         hp.output.lines().next().unwrap()
     );
     // The last of -T / -P wins, as getopt order makes it.
     let last = build("hackbench -T -P -g 1 -f 1 -l 1");
-    assert!(matches!(&last.reports[0], schedlab::workload::report::ToolReport::Hackbench(r) if !r.params.threads));
+    assert!(
+        matches!(&last.reports[0], schedlab::workload::report::ToolReport::Hackbench(r) if !r.params.threads)
+    );
 }
 
 #[test]
@@ -128,13 +147,20 @@ fn perf_bench_messaging_prints_its_own_format() {
 
 #[test]
 fn bad_options_name_the_option_and_the_fix() {
-    let err = |cmd: &str| build_workload_on(cmd, Path::new("."), 2).unwrap_err().to_string();
+    let err = |cmd: &str| {
+        build_workload_on(cmd, Path::new("."), 2)
+            .unwrap_err()
+            .to_string()
+    };
     let e = err("hackbench -g 0");
     assert!(e.contains("-g/--groups") && e.contains("write e.g."), "{e}");
     let e = err("hackbench --loops=abc");
     assert!(e.contains("-l/--loops") && e.contains("'abc'"), "{e}");
     let e = err("hackbench -x");
-    assert!(e.contains("unknown option '-x'") && e.contains("-f/--fds"), "{e}");
+    assert!(
+        e.contains("unknown option '-x'") && e.contains("-f/--fds"),
+        "{e}"
+    );
     let e = err("hackbench -F");
     assert!(e.contains("-F/--fifo") && e.contains("not modelled"), "{e}");
     let e = err("hackbench -s");

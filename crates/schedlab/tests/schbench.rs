@@ -74,7 +74,11 @@ fn wakeup_latency_grows_with_competing_hogs() {
     let busy = wakeup_samples_ns("schbench -m 1 -t 1 -r 3 -L -M 1 -W 0", 4);
     let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
     assert!(!busy.is_empty());
-    assert!(mean(&busy) > 100_000.0, "mean {} ns with 4 hogs", mean(&busy));
+    assert!(
+        mean(&busy) > 100_000.0,
+        "mean {} ns with 4 hogs",
+        mean(&busy)
+    );
     assert!(mean(&busy) > mean(&idle) + 100_000.0);
 }
 
@@ -86,7 +90,11 @@ fn run_cmd(machine: &str, cmd: &str) -> RunResult {
     };
     let n = machine_from_name(machine).unwrap().nr_cpus();
     let r = execute(&sc, prepare(&sc, build(cmd, n)).unwrap(), None);
-    assert_eq!(r.sim.invariant_violations, 0, "{:?}", r.sim.invariant_messages);
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
     r
 }
 
@@ -117,7 +125,17 @@ fn printout_parses_with_the_real_tools_format() {
             pcts.push((rc[1].to_string(), rc[2].to_string()));
             sum += rc[4].parse::<u64>().unwrap();
             // The value column is left-aligned in 10 characters.
-            assert_eq!(lines[i].split(" (").next().unwrap().split(": ").nth(1).unwrap().len(), 10);
+            assert_eq!(
+                lines[i]
+                    .split(" (")
+                    .next()
+                    .unwrap()
+                    .split(": ")
+                    .nth(1)
+                    .unwrap()
+                    .len(),
+                10
+            );
             i += 1;
         }
         assert!(sum <= total);
@@ -138,13 +156,21 @@ fn printout_parses_with_the_real_tools_format() {
         .map(|x| (x[..2].to_string(), x[2..].to_string()))
         .collect();
     assert_eq!(blocks[2].1, rps);
-    assert!(regex::Regex::new(r"^average rps: \d+\.\d\d$").unwrap().is_match(lines[i]));
-    assert!(regex::Regex::new(r"^sched delay: message \d+ \(usec\) worker \d+ \(usec\)$")
+    assert!(regex::Regex::new(r"^average rps: \d+\.\d\d$")
         .unwrap()
-        .is_match(lines[i + 1]));
+        .is_match(lines[i]));
+    assert!(
+        regex::Regex::new(r"^sched delay: message \d+ \(usec\) worker \d+ \(usec\)$")
+            .unwrap()
+            .is_match(lines[i + 1])
+    );
     assert_eq!(lines.len(), i + 2);
     // Request latency covers the 100 µs usleep plus ≈16.8 ms of math (-F 256 -n 5).
-    assert!(s.request_latency_us.min >= 16_800, "{}", s.request_latency_us.min);
+    assert!(
+        s.request_latency_us.min >= 16_800,
+        "{}",
+        s.request_latency_us.min
+    );
     assert!(s.requests > 0 && s.average_rps > 0.0);
 }
 
@@ -162,13 +188,26 @@ fn rps_mode_hands_out_the_requested_rate() {
 
 #[test]
 fn bad_options_name_the_option_and_the_fix() {
-    let err = |cmd: &str| build_workload_on(cmd, Path::new("."), 4).unwrap_err().to_string();
+    let err = |cmd: &str| {
+        build_workload_on(cmd, Path::new("."), 4)
+            .unwrap_err()
+            .to_string()
+    };
     let e = err("schbench -m 0");
-    assert!(e.contains("-m/--message-threads") && e.contains("write e.g."), "{e}");
+    assert!(
+        e.contains("-m/--message-threads") && e.contains("write e.g."),
+        "{e}"
+    );
     let e = err("schbench -A 50");
-    assert!(e.contains("-A/--auto-rps") && e.contains("not modelled"), "{e}");
+    assert!(
+        e.contains("-A/--auto-rps") && e.contains("not modelled"),
+        "{e}"
+    );
     let e = err("schbench -W 0-9");
-    assert!(e.contains("-W/--worker-cpus") && e.contains("CPU 4 does not exist"), "{e}");
+    assert!(
+        e.contains("-W/--worker-cpus") && e.contains("CPU 4 does not exist"),
+        "{e}"
+    );
     let e = err("schbench extra");
     assert!(e.contains("unexpected argument 'extra'"), "{e}");
 }

@@ -16,7 +16,11 @@ fn run_cmds(machine: &str, secs: u64, cmds: &[&str]) -> RunResult {
         wl.merge(build_workload_on(c, Path::new("."), 8).unwrap());
     }
     let r = execute(&sc, prepare(&sc, wl).unwrap(), Some(256));
-    assert_eq!(r.sim.invariant_violations, 0, "{:?}", r.sim.invariant_messages);
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
     r
 }
 
@@ -66,7 +70,11 @@ fn idle_spinners_leave_room_for_a_normal_task() {
     );
     let normal = r.tasks.iter().find(|t| t.policy == "SCHED_OTHER").unwrap();
     // A SCHED_OTHER task among SCHED_IDLE ones waits little (weight 1024 vs 3).
-    assert!(normal.wakeup_latency_ns.p50 < 2_000_000, "{:?}", normal.wakeup_latency_ns);
+    assert!(
+        normal.wakeup_latency_ns.p50 < 2_000_000,
+        "{:?}",
+        normal.wakeup_latency_ns
+    );
     let WorkloadSection::Spinner(idle) = &r.workloads[0] else {
         panic!()
     };
@@ -81,7 +89,11 @@ fn stress_ng_wait_counts_bogo_ops() {
         panic!()
     };
     assert!(s.bogo_ops > 1000, "{}", s.bogo_ops);
-    assert!(s.output.contains("dispatching hogs: 2 wait"), "{}", s.output);
+    assert!(
+        s.output.contains("dispatching hogs: 2 wait"),
+        "{}",
+        s.output
+    );
     assert!(s.output.contains("stress-ng: metrc:"), "{}", s.output);
     // --wait 0: one instance per CPU.
     let w = build_workload_on("stress-ng --wait 0 -t 5s", Path::new("."), 8).unwrap();
@@ -91,7 +103,11 @@ fn stress_ng_wait_counts_bogo_ops() {
 
 #[test]
 fn bad_options_are_named() {
-    let err = |c: &str| build_workload_on(c, Path::new("."), 8).unwrap_err().to_string();
+    let err = |c: &str| {
+        build_workload_on(c, Path::new("."), 8)
+            .unwrap_err()
+            .to_string()
+    };
     let e = err("spinner --sleep 5parsecs");
     assert!(e.contains("--sleep") && e.contains("parsecs"), "{e}");
     let e = err("spinner --cpus 9");
@@ -99,5 +115,8 @@ fn bad_options_are_named() {
     let e = err("stress-ng");
     assert!(e.contains("--wait N"), "{e}");
     let e = err("stress-ng --wait 1 --wait-ops 10");
-    assert!(e.contains("--wait-ops") && e.contains("not modelled"), "{e}");
+    assert!(
+        e.contains("--wait-ops") && e.contains("not modelled"),
+        "{e}"
+    );
 }

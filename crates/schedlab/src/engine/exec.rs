@@ -328,9 +328,9 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
                     vec![(*obj, "a pipe")]
                 }
                 Op::Lock { obj } | Op::Unlock { obj } => vec![(*obj, "a mutex")],
-                Op::SpinLockCpu { first_obj } => {
-                    (*first_obj..first_obj + nr_cpus).map(|o| (o, "a mutex")).collect()
-                }
+                Op::SpinLockCpu { first_obj } => (*first_obj..first_obj + nr_cpus)
+                    .map(|o| (o, "a mutex"))
+                    .collect(),
                 Op::BarrierWait { obj } => vec![(*obj, "a barrier")],
                 Op::Wait { obj } | Op::Signal { obj } | Op::Broadcast { obj } => {
                     vec![(*obj, "a wait queue")]

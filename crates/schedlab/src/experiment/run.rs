@@ -178,7 +178,12 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
         probes: sim.probes(),
         end_ns: time_ns,
     };
-    let workloads = sim.workload.reports.iter().map(|r| r.render(&view)).collect();
+    let workloads = sim
+        .workload
+        .reports
+        .iter()
+        .map(|r| r.render(&view))
+        .collect();
     RunResult {
         scenario: ScenarioEcho {
             machine: s.machine.name.clone(),

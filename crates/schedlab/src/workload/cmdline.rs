@@ -134,8 +134,11 @@ pub fn getopt(tool: &str, args: &[String], specs: &[OptSpec]) -> Result<Parsed, 
             .join(", ")
     };
     let unknown = |what: &str| {
-        InputError::new(format!("{tool} options"), format!("unknown option '{what}'"))
-            .with_fix(format!("{tool} accepts {}", known()))
+        InputError::new(
+            format!("{tool} options"),
+            format!("unknown option '{what}'"),
+        )
+        .with_fix(format!("{tool} accepts {}", known()))
     };
     let missing = |s: &OptSpec| {
         InputError::new(
@@ -267,10 +270,11 @@ pub fn unsupported(tool: &str, spec: &OptSpec, why: &str) -> InputError {
 /// Error for stray positional words.
 pub fn no_positional(tool: &str, p: &Parsed) -> Result<(), InputError> {
     match p.positional.first() {
-        Some(w) => Err(
-            InputError::new(format!("{tool} options"), format!("unexpected argument '{w}'"))
-                .with_fix(format!("{tool} takes only options; see docs/workloads.md")),
-        ),
+        Some(w) => Err(InputError::new(
+            format!("{tool} options"),
+            format!("unexpected argument '{w}'"),
+        )
+        .with_fix(format!("{tool} takes only options; see docs/workloads.md"))),
         None => Ok(()),
     }
 }
@@ -292,14 +296,24 @@ mod tests {
 
     #[test]
     fn getopt_forms() {
-        let specs = [value('g', "groups"), flag('T', "threads"), flag('p', "pipe")];
+        let specs = [
+            value('g', "groups"),
+            flag('T', "threads"),
+            flag('p', "pipe"),
+        ];
         let p = getopt("t", &w("-g4 -Tp --groups=5 x"), &specs).unwrap();
         assert_eq!(p.get("groups").unwrap().1, "5");
         assert!(p.has("threads") && p.has("pipe"));
         assert_eq!(p.positional, vec!["x"]);
         let e = getopt("t", &w("-q"), &specs).unwrap_err().to_string();
-        assert!(e.contains("unknown option '-q'") && e.contains("-g/--groups"), "{e}");
+        assert!(
+            e.contains("unknown option '-q'") && e.contains("-g/--groups"),
+            "{e}"
+        );
         let e = getopt("t", &w("-g"), &specs).unwrap_err().to_string();
-        assert!(e.contains("-g/--groups") && e.contains("needs a value"), "{e}");
+        assert!(
+            e.contains("-g/--groups") && e.contains("needs a value"),
+            "{e}"
+        );
     }
 }

@@ -83,8 +83,18 @@ pub fn parse_hackbench(args: &[String]) -> Result<Params, InputError> {
     let tool = "hackbench";
     let p = cmdline::getopt(tool, args, HACKBENCH_OPTS)?;
     cmdline::no_positional(tool, &p)?;
-    reject(tool, &p, "fifo", "SCHED_FIFO needs the RT class, which the model lacks")?;
-    reject(tool, &p, "inet", "TCP over loopback is not modelled; use sockets or --pipe")?;
+    reject(
+        tool,
+        &p,
+        "fifo",
+        "SCHED_FIFO needs the RT class, which the model lacks",
+    )?;
+    reject(
+        tool,
+        &p,
+        "inet",
+        "TCP over loopback is not modelled; use sockets or --pipe",
+    )?;
     reject(tool, &p, "help", "there is no usage text to print")?;
     let threads = last_mode(&p);
     Ok(Params {
@@ -162,7 +172,12 @@ pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Workload,
     // What one message costs the writer and the reader, and what it occupies.
     let copy = datasize * COPY_NS_PER_KIB / 1024;
     let (capacity, charged, write_ns, read_ns) = if pipe {
-        (PIPE_CAPACITY, datasize, PIPE_WRITE_NS + copy, PIPE_READ_NS + copy)
+        (
+            PIPE_CAPACITY,
+            datasize,
+            PIPE_WRITE_NS + copy,
+            PIPE_READ_NS + copy,
+        )
     } else {
         (
             SOCKET_SNDBUF,
@@ -391,7 +406,11 @@ impl HackbenchReport {
                     p.loops, p.datasize
                 ));
                 if let Some(us) = time_us {
-                    out.push_str(&format!("Time: {}.{:03}\n", us / 1_000_000, us % 1_000_000 / 1000));
+                    out.push_str(&format!(
+                        "Time: {}.{:03}\n",
+                        us / 1_000_000,
+                        us % 1_000_000 / 1000
+                    ));
                 }
             }
             Flavor::PerfMessaging => {
@@ -401,7 +420,10 @@ impl HackbenchReport {
                     "# {} sender and receiver {what} per group\n",
                     p.fds
                 ));
-                out.push_str(&format!("# {} groups == {workers} {what} run\n\n", p.groups));
+                out.push_str(&format!(
+                    "# {} groups == {workers} {what} run\n\n",
+                    p.groups
+                ));
                 if let Some(us) = time_us {
                     out.push_str(&format!(
                         " {:>14}: {}.{:03} [sec]\n",

@@ -38,7 +38,11 @@ pub fn build_workload(spec: &str, base_dir: &Path) -> Result<Workload, InputErro
 /// are the tool's own arguments. Relative paths are resolved against `base_dir` (the
 /// scenario file's folder, or the current directory for flags); `nr_cpus` is the
 /// machine's CPU count (tools that size themselves by `get_nprocs()`).
-pub fn build_workload_on(spec: &str, base_dir: &Path, nr_cpus: usize) -> Result<Workload, InputError> {
+pub fn build_workload_on(
+    spec: &str,
+    base_dir: &Path,
+    nr_cpus: usize,
+) -> Result<Workload, InputError> {
     let origin = format!("workload '{spec}'");
     let all = cmdline::split_words(spec)
         .map_err(|e| InputError::new(&origin, e).with_fix("balance the quotes"))?;

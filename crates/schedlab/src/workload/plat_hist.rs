@@ -34,7 +34,11 @@ impl Default for PlatHist {
 }
 
 fn val_to_idx(val: u32) -> usize {
-    let msb = if val == 0 { 0 } else { 31 - val.leading_zeros() };
+    let msb = if val == 0 {
+        0
+    } else {
+        31 - val.leading_zeros()
+    };
     if msb <= PLAT_BITS {
         return val as usize;
     }
@@ -150,7 +154,10 @@ mod tests {
         assert_eq!(rows[1].samples, 30);
         assert_eq!(rows.iter().map(|r| r.samples).sum::<u64>(), 100);
         let text = h.show("Wakeup Latencies", "usec", 30, 0b11110, 3);
-        assert!(text.contains("\t* 99.0th: 99         (9 samples)\n"), "{text}");
+        assert!(
+            text.contains("\t* 99.0th: 99         (9 samples)\n"),
+            "{text}"
+        );
         assert!(text.ends_with("\t  min=1, max=100\n"));
     }
 }

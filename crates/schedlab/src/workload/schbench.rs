@@ -91,10 +91,19 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
     let p = cmdline::getopt(tool, args, OPTS)?;
     cmdline::no_positional(tool, &p)?;
     for (long, why) in [
-        ("auto-rps", "it steers RPS from /proc/stat busy time; give a fixed -R instead"),
-        ("json", "use schedlab's --json; the schbench section holds the same figures"),
+        (
+            "auto-rps",
+            "it steers RPS from /proc/stat busy time; give a fixed -R instead",
+        ),
+        (
+            "json",
+            "use schedlab's --json; the schbench section holds the same figures",
+        ),
         ("pin", "CCX pinning needs the die map; use -M/-W CPU lists"),
-        ("split", "shared/private footprint does not change the modelled work"),
+        (
+            "split",
+            "shared/private footprint does not change the modelled work",
+        ),
     ] {
         if let Some((spec, _)) = p.get(long) {
             return Err(cmdline::unsupported(tool, spec, why));
@@ -225,10 +234,7 @@ pub fn build(p: &Params, command: &str, nr_cpus: usize) -> Result<Workload, Inpu
         ],
     )];
     for mi in 0..m {
-        let msg_cpus = p
-            .message_cpus
-            .as_ref()
-            .map(|l| vec![l[mi % l.len()]]);
+        let msg_cpus = p.message_cpus.as_ref().map(|l| vec![l[mi % l.len()]]);
         let msg_sem = objects.len();
         objects.push(ObjectSpec::Semaphore { initial: 0, max: 1 });
         let list = objects.len();
@@ -254,7 +260,11 @@ pub fn build(p: &Params, command: &str, nr_cpus: usize) -> Result<Workload, Inpu
                     work_ns: memset(p.pipe_bytes),
                 });
             }
-            body.extend([Op::Broadcast { obj: list }, Op::SemWait { obj: msg_sem }, Op::LoopEnd]);
+            body.extend([
+                Op::Broadcast { obj: list },
+                Op::SemWait { obj: msg_sem },
+                Op::LoopEnd,
+            ]);
             body
         };
         tasks.push(task("schbench-msg", msg_cpus, 0, msg_prog));
@@ -324,7 +334,12 @@ pub fn build(p: &Params, command: &str, nr_cpus: usize) -> Result<Workload, Inpu
 
 /// run_rps_thread: every second `rps` requests round-robin over the workers (the
 /// rotation carries over from one second to the next), then sleep to the 1 s mark.
-fn rps_program(rps: u64, workers: usize, req_base: usize, timer: usize) -> Result<Vec<Op>, InputError> {
+fn rps_program(
+    rps: u64,
+    workers: usize,
+    req_base: usize,
+    timer: usize,
+) -> Result<Vec<Op>, InputError> {
     let w = workers as u64;
     let period = w / gcd(rps % w, w).max(1);
     let posts = rps.saturating_mul(period);
@@ -397,11 +412,17 @@ impl PctTable {
             rows: h
                 .percentiles()
                 .iter()
-                .map(|&PctRow { pct, value, samples }| PctRowOut {
-                    pct,
-                    value,
-                    samples,
-                })
+                .map(
+                    |&PctRow {
+                         pct,
+                         value,
+                         samples,
+                     }| PctRowOut {
+                        pct,
+                        value,
+                        samples,
+                    },
+                )
                 .collect(),
             min: h.min,
             max: h.max,
@@ -478,13 +499,22 @@ impl SchbenchReport {
         if p.pipe_bytes > 0 {
             out.push_str(&wakeup.show("Wakeup Latencies", "usec", runtime, PLIST_PIPE, STAR_99));
             // loop_runtime is the sum of the workers' run times.
-            let loop_runtime_us = (run.end_ns / 1000).max(1) * (p.workers * p.message_threads) as u64;
+            let loop_runtime_us =
+                (run.end_ns / 1000).max(1) * (p.workers * p.message_threads) as u64;
             let ops = loop_count as f64 * 1e6 / loop_runtime_us as f64;
             let (size, unit) = pretty_size(ops * p.pipe_bytes as f64);
-            out.push_str(&format!("avg worker transfer: {ops:.2} ops/sec {size:.2}{unit}/s\n"));
+            out.push_str(&format!(
+                "avg worker transfer: {ops:.2} ops/sec {size:.2}{unit}/s\n"
+            ));
         } else {
             out.push_str(&wakeup.show("Wakeup Latencies", "usec", runtime, PLIST_FOR_LAT, STAR_99));
-            out.push_str(&request.show("Request Latencies", "usec", runtime, PLIST_FOR_LAT, STAR_99));
+            out.push_str(&request.show(
+                "Request Latencies",
+                "usec",
+                runtime,
+                PLIST_FOR_LAT,
+                STAR_99,
+            ));
             out.push_str(&rps.show("RPS", "requests", runtime, PLIST_FOR_RPS, STAR_50));
             out.push_str(&format!("average rps: {average_rps:.2}\n"));
             out.push_str(&format!(

@@ -94,8 +94,10 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
     };
     let tasks: usize = cmdline::number_or(tool, &p, "tasks", 1, 1)?;
     if tasks > 1_000_000 {
-        return Err(InputError::new("spinner -n/--tasks", "more than 1,000,000 tasks")
-            .with_fix("use fewer tasks"));
+        return Err(
+            InputError::new("spinner -n/--tasks", "more than 1,000,000 tasks")
+                .with_fix("use fewer tasks"),
+        );
     }
     let params = Params {
         tasks,

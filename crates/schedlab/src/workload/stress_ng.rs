@@ -104,14 +104,10 @@ pub fn build(p: &Params, command: &str) -> Workload {
             "stress-ng-wait",
             forever(vec![
                 Op::SemWait { obj: stop },
-                Op::Run {
-                    work_ns: SIGNAL_NS,
-                },
+                Op::Run { work_ns: SIGNAL_NS },
                 Op::SemPost { obj: notify },
                 Op::SemWait { obj: cont },
-                Op::Run {
-                    work_ns: SIGNAL_NS,
-                },
+                Op::Run { work_ns: SIGNAL_NS },
                 Op::SemPost { obj: notify },
                 Op::Count { counter: i },
             ]),
@@ -180,7 +176,11 @@ impl StressWaitReport {
         );
         if p.metrics {
             let cpu_s = cpu as f64 / NSEC_PER_SEC as f64;
-            let per_cpu = if cpu_s > 0.0 { bogo as f64 / cpu_s } else { 0.0 };
+            let per_cpu = if cpu_s > 0.0 {
+                bogo as f64 / cpu_s
+            } else {
+                0.0
+            };
             out.push_str(&format!(
                 "stress-ng: metrc: [{pid}] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s\n\
                  stress-ng: metrc: [{pid}]                           (secs)    (secs)    (secs)   (real time) (usr+sys time)\n\
