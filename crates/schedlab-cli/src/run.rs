@@ -46,8 +46,10 @@ pub struct ScenarioArgs {
     /// the scenario file's [sysctl] table.
     #[arg(long, value_name = "NAME=VALUE")]
     sysctl: Vec<String>,
-    /// Workload 'FRONTEND ARGS…', e.g. 'rtapp two-hogs.json'; repeatable. Replaces the
-    /// scenario file's list; relative paths start at the current directory.
+    /// Workload command line 'TOOL ARGS…': rtapp FILE.json, hackbench …,
+    /// perf-bench-messaging …, schbench …, stress-ng --wait N, spinner …
+    /// (docs/workloads.md); repeatable, the workloads run together. Replaces the scenario
+    /// file's list; relative paths start at the current directory.
     #[arg(short, long = "workload")]
     workload: Vec<String>,
 }
@@ -70,7 +72,12 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     let scenario = build_scenario(&args.common)?;
     let result = run_scenario(&scenario)?;
     if !args.quiet {
-        let text = render_human(&result);
+        // What each benchmark itself prints, then the perf-stat-style report.
+        let mut text: String = result.workloads.iter().map(|w| w.output()).collect();
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&render_human(&result));
         match json {
             Some(JsonTarget::Stdout) => std::io::stderr().lock().write_all(text.as_bytes())?,
             _ => std::io::stdout().lock().write_all(text.as_bytes())?,

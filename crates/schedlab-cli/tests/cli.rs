@@ -255,7 +255,7 @@ fn missing_workload_is_rejected() {
 fn missing_workload_file_is_rejected() {
     let err = expect_input_error(&schedlab(&["run", "-w", "rtapp no-such-file.json"]));
     assert!(err.contains("no-such-file.json"), "{err}");
-    let err = expect_input_error(&schedlab(&["run", "-w", "hackbench -g 4"]));
+    let err = expect_input_error(&schedlab(&["run", "-w", "sysbench --threads 4"]));
     assert!(err.contains("unknown workload front end"), "{err}");
 }
 
@@ -459,4 +459,89 @@ fn two_hogs_json_file_is_written_whole() {
     assert_eq!(v["scenario"]["machine"], "smp:1");
     assert!(!dir.join("out.json.tmp").exists());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- benchmark front ends (docs/workloads.md) ----
+
+#[test]
+fn hackbench_prints_the_tools_lines_then_the_report() {
+    let o = schedlab(&[
+        "run",
+        "-m",
+        "smp:2",
+        "-w",
+        "hackbench -g 4 -f 10 --threads --pipe -l 100 -s 100",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Running in threaded mode with 4 groups using 20 file descriptors each (== 80 tasks)"
+    );
+    assert_eq!(lines[1], "Each sender will pass 100 messages of 100 bytes");
+    assert!(lines[2].starts_with("Time: "), "{}", lines[2]);
+    assert!(out.contains("Performance counter stats"), "{out}");
+}
+
+#[test]
+fn workload_sections_are_in_the_json() {
+    let o = schedlab(&[
+        "run",
+        "-m",
+        "vm8",
+        "-w",
+        "schbench -m 1 -t 4 -r 2 -R 100",
+        "-w",
+        "spinner -n 50 --policy idle --sleep 500us --work 1ms",
+        "--json",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let w = doc["workloads"].as_array().unwrap();
+    assert_eq!(w.len(), 2);
+    assert_eq!(w[0]["tool"], "schbench");
+    assert!(w[0]["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("Wakeup Latencies percentiles (usec) runtime 2 (s)"));
+    assert_eq!(w[0]["rps"]["rows"].as_array().unwrap().len(), 5);
+    assert_eq!(w[1]["tool"], "spinner");
+    assert_eq!(w[1]["tasks"], 50);
+    assert_eq!(
+        doc["sim"]["time_ns"], 2_000_000_000u64,
+        "schbench -r 2 bounds the run"
+    );
+    let idle = doc["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["comm"] == "spinner" && t["policy"] == "SCHED_IDLE")
+        .count();
+    assert_eq!(idle, 50);
+    // The tool's own printout goes with the human report (stderr when --json is stdout).
+    assert!(stderr(&o).contains("average rps: "), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_front_end_options_exit_2_naming_the_option() {
+    let err = expect_input_error(&schedlab(&["run", "-w", "hackbench -g zero"]));
+    assert!(err.contains("-g/--groups"), "{err}");
+    let err = expect_input_error(&schedlab(&["run", "-w", "schbench --bogus"]));
+    assert!(err.contains("unknown option '--bogus'"), "{err}");
+    let err = expect_input_error(&schedlab(&["run", "-w", "spinner --policy fifo"]));
+    assert!(
+        err.contains("--policy") && err.contains("normal, batch or idle"),
+        "{err}"
+    );
+    let err = expect_input_error(&schedlab(&["run", "-w", "stress-ng --cpu 4"]));
+    assert!(err.contains("unknown option '--cpu'"), "{err}");
+    let err = expect_input_error(&schedlab(&["run", "-w", "fio --rw=read"]));
+    assert!(
+        err.contains("unknown workload front end 'fio'") && err.contains("hackbench"),
+        "{err}"
+    );
+    let err = expect_input_error(&schedlab(&["run", "-w", "hackbench -s 'x"]));
+    assert!(err.contains("quote"), "{err}");
 }

@@ -1,13 +1,31 @@
 //! The task-program interpreter: walks a task's ops when its current step finishes and
 //! turns them into work, sleeps, yields and attribute changes for the kernel model.
 
-use super::objects::{self, ObjState, OpProgress, Outcome};
+use super::objects::{self, ObjState, OpProgress, Outcome, Waker};
 use super::Event;
 use crate::machine::CpuId;
 use crate::sched::{Sched, TaskId, Work};
 use crate::time::Ns;
-use crate::workload::program::match_loops;
+use crate::workload::program::{match_loops, Since};
 use crate::workload::{Op, TimerMode, Workload};
+
+/// Busy work between two attempts of a spinning `SpinLockCpu` (rep;nop loop).
+pub const SPIN_QUANTUM_NS: Ns = 2_000;
+
+/// One `Op::Record` sample: when it was taken and the measured interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    pub at: Ns,
+    pub value: Ns,
+}
+
+/// What the programs measured about themselves (counters and sample logs), read by the
+/// front ends after the run; never read by the kernel model.
+#[derive(Debug, Clone, Default)]
+pub struct Probes {
+    pub counters: Vec<u64>,
+    pub logs: Vec<Vec<Sample>>,
+}
 
 /// Ops a program may execute without any simulated time passing before it is declared
 /// stuck (e.g. a forever loop holding only attribute changes).
@@ -25,6 +43,10 @@ pub struct ProgState {
     pub start: Ns,
     /// Progress inside the blocking op at `pc − 1`, across sleeps.
     io: OpProgress,
+    /// `Op::Stamp` slots.
+    stamps: Vec<Ns>,
+    /// The per-CPU spinlock object held, if any.
+    spin_held: Option<usize>,
 }
 
 /// What the interpreter did with the task.
@@ -44,10 +66,13 @@ pub struct Interpreter {
     pub stuck: Vec<String>,
     /// Pipes, mutexes, barriers and wait queues.
     pub objs: Vec<ObjState>,
+    /// When each task was last woken through an object, until a `Record` consumes it.
+    woken_at: Vec<Option<Ns>>,
+    pub probes: Probes,
 }
 
 impl Interpreter {
-    pub fn new(workload: &Workload) -> Result<Self, String> {
+    pub fn new(workload: &Workload, nr_cpus: usize) -> Result<Self, String> {
         let progs = workload
             .tasks
             .iter()
@@ -59,15 +84,22 @@ impl Interpreter {
                         .map_err(|e| format!("task '{}': {e}", t.comm))?,
                     start: 0,
                     io: OpProgress::default(),
+                    stamps: Vec::new(),
+                    spin_held: None,
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
-        check_objects(workload)?;
+        check_objects(workload, nr_cpus)?;
         Ok(Interpreter {
             progs,
             timers: vec![None; workload.timers.len()],
             stuck: Vec::new(),
             objs: workload.objects.iter().map(ObjState::new).collect(),
+            woken_at: vec![None; workload.tasks.len()],
+            probes: Probes {
+                counters: vec![0; workload.counters.len()],
+                logs: vec![Vec::new(); workload.logs.len()],
+            },
         })
     }
 
@@ -131,25 +163,80 @@ impl Interpreter {
                 }
                 Op::Write { obj, bytes } => {
                     let o = &mut self.objs[*obj];
-                    if objects::pipe_write(sched, o, &mut st.io, p, *bytes, cpu) == Outcome::Block {
+                    let mut w = waker(sched, cpu, &mut self.woken_at);
+                    if objects::pipe_write(&mut w, o, &mut st.io, p, *bytes) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
                 Op::Read { obj, bytes } => {
                     let o = &mut self.objs[*obj];
-                    if objects::pipe_read(sched, o, &mut st.io, p, *bytes, cpu) == Outcome::Block {
+                    let mut w = waker(sched, cpu, &mut self.woken_at);
+                    if objects::pipe_read(&mut w, o, &mut st.io, p, *bytes) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
+                Op::Poll { obj } => {
+                    if objects::pipe_poll(&mut self.objs[*obj], p) == Outcome::Block {
+                        return block_and_retry(sched, st, cpu);
+                    }
+                }
+                Op::SemPost { obj } => {
+                    let mut w = waker(sched, cpu, &mut self.woken_at);
+                    objects::sem_post(&mut w, &mut self.objs[*obj]);
+                }
+                Op::SemWait { obj } => {
+                    if objects::sem_wait(&mut self.objs[*obj], p) == Outcome::Block {
+                        return block_and_retry(sched, st, cpu);
+                    }
+                }
+                Op::SpinLockCpu { first_obj } => {
+                    let obj = first_obj + cpu;
+                    if objects::spin_trylock(&mut self.objs[obj], p) {
+                        st.spin_held = Some(obj);
+                    } else {
+                        // Spin a quantum of busy work, then try again.
+                        st.pc -= 1;
+                        sched.set_work(cpu, Work::Until(now + SPIN_QUANTUM_NS));
+                        return Step::Continue;
+                    }
+                }
+                Op::SpinUnlockCpu => {
+                    if let Some(obj) = st.spin_held.take() {
+                        objects::spin_unlock(&mut self.objs[obj], p);
+                    }
+                }
+                Op::Stamp { slot } => {
+                    if st.stamps.len() <= *slot {
+                        st.stamps.resize(slot + 1, 0);
+                    }
+                    st.stamps[*slot] = now;
+                }
+                Op::Record { log, since } => {
+                    let origin = match since {
+                        Since::Stamp(slot) => Some(st.stamps.get(*slot).copied().unwrap_or(0)),
+                        Since::Woken => self.woken_at[p].take(),
+                    };
+                    if let Some(t0) = origin {
+                        self.probes.logs[*log].push(Sample {
+                            at: now,
+                            value: now.saturating_sub(t0),
+                        });
+                    }
+                }
+                Op::Count { counter } => self.probes.counters[*counter] += 1,
                 Op::Lock { obj } => {
                     if objects::mutex_lock(&mut self.objs[*obj], p) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
-                Op::Unlock { obj } => objects::mutex_unlock(sched, &mut self.objs[*obj], p, cpu),
+                Op::Unlock { obj } => {
+                    let mut w = waker(sched, cpu, &mut self.woken_at);
+                    objects::mutex_unlock(&mut w, &mut self.objs[*obj], p)
+                }
                 Op::BarrierWait { obj } => {
                     let o = &mut self.objs[*obj];
-                    if objects::barrier_wait(sched, o, &mut st.io, p, cpu) == Outcome::Block {
+                    let mut w = waker(sched, cpu, &mut self.woken_at);
+                    if objects::barrier_wait(&mut w, o, &mut st.io, p) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
@@ -159,10 +246,12 @@ impl Interpreter {
                     }
                 }
                 Op::Signal { obj } => {
-                    objects::queue_signal(sched, &mut self.objs[*obj], false, cpu)
+                    let mut w = waker(sched, cpu, &mut self.woken_at);
+                    objects::queue_signal(&mut w, &mut self.objs[*obj], false)
                 }
                 Op::Broadcast { obj } => {
-                    objects::queue_signal(sched, &mut self.objs[*obj], true, cpu)
+                    let mut w = waker(sched, cpu, &mut self.woken_at);
+                    objects::queue_signal(&mut w, &mut self.objs[*obj], true)
                 }
                 Op::SetSched(change) => {
                     sched.setattr_fair(p, change);
@@ -204,6 +293,14 @@ impl Interpreter {
     }
 }
 
+fn waker<'a>(sched: &'a mut Sched, cpu: CpuId, woken_at: &'a mut [Option<Ns>]) -> Waker<'a> {
+    Waker {
+        sched,
+        cpu,
+        woken_at,
+    }
+}
+
 /// The op at `pc − 1` must wait: sleep, and run it again when woken.
 fn block_and_retry(sched: &mut Sched, st: &mut ProgState, cpu: CpuId) -> Step {
     st.pc -= 1;
@@ -211,42 +308,56 @@ fn block_and_retry(sched: &mut Sched, st: &mut ProgState, cpu: CpuId) -> Step {
     Step::Continue
 }
 
-/// Every op names an object that exists and has the right kind.
-fn check_objects(workload: &Workload) -> Result<(), String> {
+/// Every op names an object (counter, log) that exists and has the right kind.
+fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
     use crate::workload::program::ObjectSpec as O;
     for t in &workload.tasks {
         for (i, op) in t.program.iter().enumerate() {
-            if let Op::Timer { timer, .. } = op {
-                if *timer >= workload.timers.len() {
-                    return Err(format!(
-                        "task '{}' op {i}: timer {timer} is not declared ({} timers)",
-                        t.comm,
+            let bad = |what: String| Err(format!("task '{}' op {i}: {what}", t.comm));
+            match op {
+                Op::Timer { timer, .. } if *timer >= workload.timers.len() => {
+                    return bad(format!(
+                        "timer {timer} is not declared ({} timers)",
                         workload.timers.len()
                     ));
                 }
+                Op::Count { counter } if *counter >= workload.counters.len() => {
+                    return bad(format!("counter {counter} does not exist"));
+                }
+                Op::Record { log, .. } if *log >= workload.logs.len() => {
+                    return bad(format!("log {log} does not exist"));
+                }
+                _ => {}
             }
             let want = match op {
-                Op::Write { obj, .. } | Op::Read { obj, .. } => Some((*obj, "a pipe")),
-                Op::Lock { obj } | Op::Unlock { obj } => Some((*obj, "a mutex")),
-                Op::BarrierWait { obj } => Some((*obj, "a barrier")),
-                Op::Wait { obj } | Op::Signal { obj } | Op::Broadcast { obj } => {
-                    Some((*obj, "a wait queue"))
+                Op::Write { obj, .. } | Op::Read { obj, .. } | Op::Poll { obj } => {
+                    vec![(*obj, "a pipe")]
                 }
-                _ => None,
+                Op::Lock { obj } | Op::Unlock { obj } => vec![(*obj, "a mutex")],
+                Op::SpinLockCpu { first_obj } => (*first_obj..first_obj + nr_cpus)
+                    .map(|o| (o, "a mutex"))
+                    .collect(),
+                Op::BarrierWait { obj } => vec![(*obj, "a barrier")],
+                Op::Wait { obj } | Op::Signal { obj } | Op::Broadcast { obj } => {
+                    vec![(*obj, "a wait queue")]
+                }
+                Op::SemPost { obj } | Op::SemWait { obj } => vec![(*obj, "a semaphore")],
+                _ => continue,
             };
-            let Some((obj, kind)) = want else { continue };
-            let ok = match (workload.objects.get(obj), kind) {
-                (Some(O::Pipe { capacity }), "a pipe") => *capacity > 0,
-                (Some(O::Mutex), "a mutex") => true,
-                (Some(O::Barrier { parties }), "a barrier") => *parties > 0,
-                (Some(O::WaitQueue), "a wait queue") => true,
-                _ => false,
-            };
-            if !ok {
-                return Err(format!(
-                    "task '{}' op {i}: object {obj} is not {kind} (or has no capacity/parties)",
-                    t.comm
-                ));
+            for (obj, kind) in want {
+                let ok = match (workload.objects.get(obj), kind) {
+                    (Some(O::Pipe { capacity }), "a pipe") => *capacity > 0,
+                    (Some(O::Mutex), "a mutex") => true,
+                    (Some(O::Barrier { parties }), "a barrier") => *parties > 0,
+                    (Some(O::WaitQueue), "a wait queue") => true,
+                    (Some(O::Semaphore { max, .. }), "a semaphore") => *max > 0,
+                    _ => false,
+                };
+                if !ok {
+                    return bad(format!(
+                        "object {obj} is not {kind} (or has no capacity/parties/max)"
+                    ));
+                }
             }
         }
     }

@@ -4,9 +4,35 @@
 
 use crate::machine::CpuId;
 use crate::sched::fair::class::wf;
-use crate::sched::{Sched, TaskId};
+use crate::sched::{Sched, TaskId, TaskState};
+use crate::time::Ns;
 use crate::workload::program::ObjectSpec;
 use std::collections::VecDeque;
+
+/// The context of an op that may wake other tasks: the kernel model, the CPU the waker
+/// runs on, and when each task was last woken through an object (for `Since::Woken`).
+pub struct Waker<'a> {
+    pub sched: &'a mut Sched,
+    pub cpu: CpuId,
+    pub woken_at: &'a mut [Option<Ns>],
+}
+
+impl Waker<'_> {
+    /// try_to_wake_up from the waker's CPU, noting when a sleeping task was woken.
+    pub fn wake(&mut self, t: TaskId, flags: u32) {
+        if self.sched.tasks[t].state == TaskState::Sleeping {
+            self.woken_at[t] = Some(self.sched.now);
+        }
+        self.sched.try_to_wake_up(t, flags, self.cpu);
+    }
+
+    /// Wake every task in `q` (they re-run their ops).
+    fn wake_all(&mut self, q: &mut VecDeque<TaskId>, flags: u32) {
+        while let Some(t) = q.pop_front() {
+            self.wake(t, flags);
+        }
+    }
+}
 
 /// PIPE_BUF: writes up to this size are atomic (all or wait).
 pub const PIPE_BUF: u64 = 4096;
@@ -33,6 +59,11 @@ pub enum ObjState {
     WaitQueue {
         waiters: VecDeque<TaskId>,
     },
+    Semaphore {
+        count: u64,
+        max: u64,
+        waiters: VecDeque<TaskId>,
+    },
 }
 
 impl ObjState {
@@ -54,6 +85,11 @@ impl ObjState {
                 generation: 0,
             },
             ObjectSpec::WaitQueue => ObjState::WaitQueue {
+                waiters: VecDeque::new(),
+            },
+            ObjectSpec::Semaphore { initial, max } => ObjState::Semaphore {
+                count: initial.min(max),
+                max,
                 waiters: VecDeque::new(),
             },
         }
@@ -78,21 +114,13 @@ pub struct OpProgress {
     pub waiting_for: Option<u64>,
 }
 
-/// Wake every task in `q` (they re-run their ops), issuing from `cpu`.
-fn wake_all(sched: &mut Sched, q: &mut VecDeque<TaskId>, flags: u32, cpu: CpuId) {
-    while let Some(t) = q.pop_front() {
-        sched.try_to_wake_up(t, flags, cpu);
-    }
-}
-
 /// write(2) to a pipe: as much as fits (all-or-nothing up to PIPE_BUF).
 pub fn pipe_write(
-    sched: &mut Sched,
+    w: &mut Waker,
     obj: &mut ObjState,
     prog: &mut OpProgress,
     p: TaskId,
     bytes: u64,
-    cpu: CpuId,
 ) -> Outcome {
     let ObjState::Pipe {
         capacity,
@@ -114,7 +142,7 @@ pub fn pipe_write(
     *buffered += n;
     if n > 0 {
         // pipe_write → wake_up_interruptible_sync_poll: readers, WF_SYNC.
-        wake_all(sched, readers, wf::SYNC, cpu);
+        w.wake_all(readers, wf::SYNC);
     }
     if n == left {
         prog.bytes_left = None;
@@ -127,12 +155,11 @@ pub fn pipe_write(
 
 /// Read `bytes` in full from a pipe, over as many partial reads as it takes.
 pub fn pipe_read(
-    sched: &mut Sched,
+    w: &mut Waker,
     obj: &mut ObjState,
     prog: &mut OpProgress,
     p: TaskId,
     bytes: u64,
-    cpu: CpuId,
 ) -> Outcome {
     let ObjState::Pipe {
         buffered,
@@ -148,7 +175,7 @@ pub fn pipe_read(
     *buffered -= n;
     if n > 0 {
         // pipe_read makes room: writers waiting for it are woken, WF_SYNC.
-        wake_all(sched, writers, wf::SYNC, cpu);
+        w.wake_all(writers, wf::SYNC);
     }
     if n == left {
         prog.bytes_left = None;
@@ -176,25 +203,24 @@ pub fn mutex_lock(obj: &mut ObjState, p: TaskId) -> Outcome {
     }
 }
 
-pub fn mutex_unlock(sched: &mut Sched, obj: &mut ObjState, p: TaskId, cpu: CpuId) {
+pub fn mutex_unlock(w: &mut Waker, obj: &mut ObjState, p: TaskId) {
     let ObjState::Mutex { owner, waiters } = obj else {
         unreachable!("validated: unlock targets a mutex");
     };
     if *owner == Some(p) {
         *owner = None;
         // futex wake of one waiter; it retries the lock when it runs.
-        if let Some(w) = waiters.pop_front() {
-            sched.try_to_wake_up(w, 0, cpu);
+        if let Some(t) = waiters.pop_front() {
+            w.wake(t, 0);
         }
     }
 }
 
 pub fn barrier_wait(
-    sched: &mut Sched,
+    w: &mut Waker,
     obj: &mut ObjState,
     prog: &mut OpProgress,
     p: TaskId,
-    cpu: CpuId,
 ) -> Outcome {
     let ObjState::Barrier {
         parties,
@@ -216,7 +242,7 @@ pub fn barrier_wait(
         *generation += 1;
         for t in std::mem::take(arrived) {
             if t != p {
-                sched.try_to_wake_up(t, 0, cpu);
+                w.wake(t, 0);
             }
         }
         return Outcome::Done;
@@ -246,13 +272,84 @@ pub fn queue_wait(obj: &mut ObjState, prog: &mut OpProgress, p: TaskId) -> Outco
 }
 
 /// Wake one (`all` = false) or every waiter of a queue.
-pub fn queue_signal(sched: &mut Sched, obj: &mut ObjState, all: bool, cpu: CpuId) {
+pub fn queue_signal(w: &mut Waker, obj: &mut ObjState, all: bool) {
     let ObjState::WaitQueue { waiters } = obj else {
         unreachable!("validated: signal targets a wait queue");
     };
     if all {
-        wake_all(sched, waiters, 0, cpu);
-    } else if let Some(w) = waiters.pop_front() {
-        sched.try_to_wake_up(w, 0, cpu);
+        w.wake_all(waiters, 0);
+    } else if let Some(t) = waiters.pop_front() {
+        w.wake(t, 0);
+    }
+}
+
+/// poll(POLLIN) on a pipe: done once it holds data; the pipe's data stays.
+pub fn pipe_poll(obj: &mut ObjState, p: TaskId) -> Outcome {
+    let ObjState::Pipe {
+        buffered, readers, ..
+    } = obj
+    else {
+        unreachable!("validated: poll targets a pipe");
+    };
+    if *buffered > 0 {
+        return Outcome::Done;
+    }
+    // The poll wait queue is the readers' one (pipe->rd_wait): writes wake it, WF_SYNC.
+    readers.push_back(p);
+    Outcome::Block
+}
+
+/// Post a semaphore: the count rises (up to `max`) and one waiter wakes to retry.
+pub fn sem_post(w: &mut Waker, obj: &mut ObjState) {
+    let ObjState::Semaphore {
+        count,
+        max,
+        waiters,
+    } = obj
+    else {
+        unreachable!("validated: post targets a semaphore");
+    };
+    *count = (*count + 1).min(*max);
+    // futex wake of one waiter (not a sync wake-up).
+    if let Some(t) = waiters.pop_front() {
+        w.wake(t, 0);
+    }
+}
+
+/// Take a semaphore, or queue up and sleep while its count is 0.
+pub fn sem_wait(obj: &mut ObjState, p: TaskId) -> Outcome {
+    let ObjState::Semaphore { count, waiters, .. } = obj else {
+        unreachable!("validated: wait targets a semaphore");
+    };
+    if *count > 0 {
+        *count -= 1;
+        return Outcome::Done;
+    }
+    if !waiters.contains(&p) {
+        waiters.push_back(p);
+    }
+    Outcome::Block
+}
+
+/// Try to take a spinlock (a mutex object spun on, never slept on).
+pub fn spin_trylock(obj: &mut ObjState, p: TaskId) -> bool {
+    let ObjState::Mutex { owner, .. } = obj else {
+        unreachable!("validated: spinlock targets a mutex");
+    };
+    match owner {
+        None => {
+            *owner = Some(p);
+            true
+        }
+        Some(o) => *o == p,
+    }
+}
+
+/// Release a spinlock; spinners poll, so nobody is woken.
+pub fn spin_unlock(obj: &mut ObjState, p: TaskId) {
+    if let ObjState::Mutex { owner, .. } = obj {
+        if *owner == Some(p) {
+            *owner = None;
+        }
     }
 }

@@ -48,7 +48,7 @@ impl Simulation {
         workload: Workload,
         duration: Option<Ns>,
     ) -> Result<Simulation, String> {
-        let interp = Interpreter::new(&workload)?;
+        let interp = Interpreter::new(&workload, machine.nr_cpus())?;
         let mut sched = Sched::new(machine, features, hz, preempt);
         for spec in &workload.tasks {
             let id = sched.add_task(spec);
@@ -62,6 +62,11 @@ impl Simulation {
             events_processed: 0,
             stop_at: duration.unwrap_or(DEFAULT_CAP_NS),
         })
+    }
+
+    /// What the programs counted and logged (`Op::Count`, `Op::Record`).
+    pub fn probes(&self) -> &super::exec::Probes {
+        &self.interp.probes
     }
 
     /// Check invariants after every `n`th event (1 in tests).

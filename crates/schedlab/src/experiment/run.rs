@@ -8,7 +8,8 @@ use crate::machine::presets::machine_from_name;
 use crate::machine::Machine;
 use crate::metrics::{PerfStat, RootDomainResult, RunResult, ScenarioEcho, SimStats, TaskResult};
 use crate::sched::features::Features;
-use crate::workload::{build_workload, Workload};
+use crate::workload::report::RunView;
+use crate::workload::{build_workload_on, Workload};
 use std::time::Instant;
 
 /// Build the workload from the scenario's `-w` arguments and run it.
@@ -19,9 +20,10 @@ pub fn run_scenario(scenario: &Scenario) -> Result<RunResult, InputError> {
         return Err(InputError::new("scenario", "no workload given")
             .with_fix("add -w 'rtapp FILE.json' or a `workloads` list in the scenario file"));
     }
+    let nr_cpus = machine_from_name(&scenario.machine)?.nr_cpus();
     let mut workload = Workload::default();
     for w in &scenario.workloads {
-        workload.merge(build_workload(w, &scenario.base_dir)?);
+        workload.merge(build_workload_on(w, &scenario.base_dir, nr_cpus)?);
     }
     run_workload(scenario, workload)
 }
@@ -176,6 +178,17 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
         .collect();
     let task_clock_ns: u64 = tasks.iter().map(|t| t.cpu_time_ns).sum();
     let (cpus, energy) = super::collect_cpus::cpu_results(s);
+    let view = RunView {
+        sched: s,
+        probes: sim.probes(),
+        end_ns: time_ns,
+    };
+    let workloads = sim
+        .workload
+        .reports
+        .iter()
+        .map(|r| r.render(&view))
+        .collect();
     RunResult {
         scenario: ScenarioEcho {
             machine: s.machine.name.clone(),
@@ -229,6 +242,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             overutilized_line_misses: s.rd.overutilized_line_misses,
         },
         placement: s.placement,
+        workloads,
     }
 }
 

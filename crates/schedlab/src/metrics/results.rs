@@ -15,6 +15,9 @@ pub struct RunResult {
     pub root_domain: RootDomainResult,
     /// Where wake-up, fork and exec placements went (schedstat style).
     pub placement: crate::sched::fair::placement::PlacementStats,
+    /// One section per benchmark front end (hackbench, schbench, …), in `-w` order;
+    /// rt-app adds none.
+    pub workloads: Vec<crate::workload::report::WorkloadSection>,
 }
 
 /// The root domain's overutilized flag and the accesses to it (seed 001).

@@ -1,25 +1,69 @@
 //! Workloads: the task-program IR the engine executes, and the front ends that compile
 //! community benchmark descriptions (rt-app JSON, …) into it.
 
+pub mod cmdline;
+pub mod hackbench;
+pub mod plat_hist;
 pub mod program;
+pub mod report;
 pub mod rtapp;
+pub mod schbench;
+pub mod spinner;
+pub mod stress_ng;
 
+pub use crate::engine::exec::Sample;
 pub use program::{Op, Policy, SchedChange, TaskSpec, TimerMode, Workload};
 
 use crate::error::InputError;
 use std::path::Path;
 
 /// Front ends accepted by `-w 'FRONTEND ARGS…'`, for error messages.
-pub const FRONTENDS: &[&str] = &["rtapp FILE.json"];
+pub const FRONTENDS: &[&str] = &[
+    "rtapp FILE.json",
+    "hackbench OPTIONS",
+    "perf-bench-messaging OPTIONS",
+    "schbench OPTIONS",
+    "stress-ng --wait N",
+    "spinner OPTIONS",
+];
 
-/// Build a workload from a `-w` argument such as `rtapp examples/two-hogs.json`.
-/// Relative paths are resolved against `base_dir` (the scenario file's folder, or the
-/// current directory for flags).
+/// Build a workload from a `-w` argument such as `rtapp examples/two-hogs.json`, for
+/// front ends that do not depend on the machine (schbench's default worker count and
+/// stress-ng's `--wait 0` take 1 CPU here; use [`build_workload_on`]).
 pub fn build_workload(spec: &str, base_dir: &Path) -> Result<Workload, InputError> {
-    let mut words = spec.split_whitespace();
+    build_workload_on(spec, base_dir, 1)
+}
+
+/// Build a workload from a `-w` argument: its first word selects the front end, the rest
+/// are the tool's own arguments. Relative paths are resolved against `base_dir` (the
+/// scenario file's folder, or the current directory for flags); `nr_cpus` is the
+/// machine's CPU count (tools that size themselves by `get_nprocs()`).
+pub fn build_workload_on(
+    spec: &str,
+    base_dir: &Path,
+    nr_cpus: usize,
+) -> Result<Workload, InputError> {
     let origin = format!("workload '{spec}'");
-    match words.next() {
-        Some("rtapp") => {
+    let all = cmdline::split_words(spec)
+        .map_err(|e| InputError::new(&origin, e).with_fix("balance the quotes"))?;
+    let args = all.get(1..).unwrap_or(&[]);
+    match all.first().map(String::as_str) {
+        Some("hackbench") => {
+            let p = hackbench::parse_hackbench(args)?;
+            hackbench::build(&p, hackbench::Flavor::Hackbench, spec)
+        }
+        Some("perf-bench-messaging") => {
+            let p = hackbench::parse_perf_messaging(args)?;
+            hackbench::build(&p, hackbench::Flavor::PerfMessaging, spec)
+        }
+        Some("schbench") => {
+            let p = schbench::parse(args, nr_cpus)?;
+            schbench::build(&p, spec, nr_cpus)
+        }
+        Some("spinner") => Ok(spinner::build(&spinner::parse(args, nr_cpus)?, spec)),
+        Some("stress-ng") => Ok(stress_ng::build(&stress_ng::parse(args, nr_cpus)?, spec)),
+        Some("rtapp" | "rt-app") => {
+            let mut words = args.iter().map(String::as_str);
             let file = words.next().ok_or_else(|| {
                 InputError::new(&origin, "rtapp needs a JSON file")
                     .with_fix("write -w 'rtapp FILE.json'")

@@ -5,6 +5,27 @@ use crate::machine::CpuId;
 use crate::time::Ns;
 use serde::Serialize;
 
+pub use super::report::ToolReport;
+
+/// Index offsets of one workload merged after others: its task, object, counter and log
+/// indices all move up by these.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Base {
+    pub task: usize,
+    pub obj: usize,
+    pub counter: usize,
+    pub log: usize,
+}
+
+impl Base {
+    pub fn add(&mut self, other: &Base) {
+        self.task += other.task;
+        self.obj += other.obj;
+        self.counter += other.counter;
+        self.log += other.log;
+    }
+}
+
 /// Fair-class scheduling policies (SCHED_OTHER is called Normal, as in the kernel).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Policy {
@@ -127,6 +148,52 @@ pub enum Op {
         count: Option<u64>,
     },
     LoopEnd,
+    /// poll(2) for POLLIN on pipe `obj`: blocks until it holds data, consumes nothing
+    /// (hackbench's start gate: one byte wakes every poller).
+    Poll {
+        obj: usize,
+    },
+    /// Post semaphore `obj` (futex post / sem_post): the count rises, saturating at the
+    /// semaphore's `max`, and one waiter is woken.
+    SemPost {
+        obj: usize,
+    },
+    /// Take semaphore `obj` (futex wait / sem_wait): blocks while its count is 0.
+    SemWait {
+        obj: usize,
+    },
+    /// Take the spinlock of the CPU the task runs on, out of the per-CPU array of mutexes
+    /// starting at object `first_obj`; while another task holds it, spin (busy work in
+    /// `SPIN_QUANTUM_NS` steps) and retry, as a trylock loop does.
+    SpinLockCpu {
+        first_obj: usize,
+    },
+    /// Release the per-CPU spinlock this task took with `SpinLockCpu`.
+    SpinUnlockCpu,
+    /// Remember the current time in the task's stamp `slot` (gettimeofday into a local).
+    Stamp {
+        slot: usize,
+    },
+    /// Append a sample (now, now − since) to the workload log `log`. With
+    /// `Since::Woken` a sample is taken only if an object woke the task since its last
+    /// such sample; the origin is when the waker issued the wake-up.
+    Record {
+        log: usize,
+        since: Since,
+    },
+    /// Add one to the workload counter `counter`.
+    Count {
+        counter: usize,
+    },
+}
+
+/// The origin of a `Record` sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Since {
+    /// The task's own `Stamp` slot.
+    Stamp(usize),
+    /// The moment another task (or an object op) woke this one.
+    Woken,
 }
 
 impl Op {
@@ -140,7 +207,11 @@ impl Op {
             | Op::BarrierWait { obj }
             | Op::Wait { obj }
             | Op::Signal { obj }
-            | Op::Broadcast { obj } => Some(obj),
+            | Op::Broadcast { obj }
+            | Op::Poll { obj }
+            | Op::SemPost { obj }
+            | Op::SemWait { obj }
+            | Op::SpinLockCpu { first_obj: obj } => Some(obj),
             _ => None,
         }
     }
@@ -183,6 +254,12 @@ pub enum ObjectSpec {
     },
     /// A futex / condition-variable wait queue.
     WaitQueue,
+    /// A counting semaphore starting at `initial` whose count never exceeds `max` (a
+    /// futex word used as a binary "posted" flag has `max` 1).
+    Semaphore {
+        initial: u64,
+        max: u64,
+    },
 }
 
 /// A complete workload: tasks plus the objects they share.
@@ -194,6 +271,12 @@ pub struct Workload {
     pub objects: Vec<ObjectSpec>,
     /// The workload's own length (rt-app `global.duration`), if it sets one.
     pub duration_ns: Option<Ns>,
+    /// Names of the counters `Op::Count` adds to (front ends read them after the run).
+    pub counters: Vec<String>,
+    /// Names of the sample logs `Op::Record` appends to.
+    pub logs: Vec<String>,
+    /// What each benchmark front end prints and reports after the run.
+    pub reports: Vec<ToolReport>,
 }
 
 impl Workload {
@@ -201,19 +284,33 @@ impl Workload {
     /// indices are shifted, the shorter declared duration wins.
     pub fn merge(&mut self, other: Workload) {
         let shift = self.timers.len();
-        let obj_shift = self.objects.len();
+        let base = Base {
+            task: self.tasks.len(),
+            obj: self.objects.len(),
+            counter: self.counters.len(),
+            log: self.logs.len(),
+        };
         self.timers.extend(other.timers);
         self.objects.extend(other.objects);
+        self.counters.extend(other.counters);
+        self.logs.extend(other.logs);
         for mut t in other.tasks {
             for op in &mut t.program {
-                if let Op::Timer { timer, .. } = op {
-                    *timer += shift;
+                match op {
+                    Op::Timer { timer, .. } => *timer += shift,
+                    Op::Count { counter } => *counter += base.counter,
+                    Op::Record { log, .. } => *log += base.log,
+                    _ => {}
                 }
                 if let Some(obj) = op.object_mut() {
-                    *obj += obj_shift;
+                    *obj += base.obj;
                 }
             }
             self.tasks.push(t);
+        }
+        for mut r in other.reports {
+            r.shift(&base);
+            self.reports.push(r);
         }
         self.duration_ns = match (self.duration_ns, other.duration_ns) {
             (Some(a), Some(b)) => Some(a.min(b)),

@@ -192,6 +192,7 @@ impl<'a> Compiler<'a> {
             timers: self.timers,
             objects: Vec::new(),
             duration_ns,
+            ..Workload::default()
         })
     }
 

@@ -1,0 +1,319 @@
+//! Shared command-line handling of the benchmark front ends: splitting a `-w` string into
+//! words (shell quoting), getopt_long-style option parsing, and typed option values. Every
+//! error names the tool and the option, and says what to write instead.
+
+use crate::error::InputError;
+use crate::time::{parse_duration, Ns};
+use std::str::FromStr;
+
+/// Split a command line into words: whitespace separates, single and double quotes group,
+/// a backslash escapes the next character (outside single quotes).
+pub fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(x) => cur.push(x),
+                        None => return Err("unterminated single quote".into()),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => cur.push(chars.next().ok_or("trailing backslash")?),
+                        Some(x) => cur.push(x),
+                        None => return Err("unterminated double quote".into()),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                cur.push(chars.next().ok_or("trailing backslash")?);
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Ok(words)
+}
+
+/// One option a tool accepts: `-x` and/or `--long`, with or without a value.
+#[derive(Debug, Clone, Copy)]
+pub struct OptSpec {
+    pub short: Option<char>,
+    pub long: &'static str,
+    pub takes_value: bool,
+}
+
+pub const fn flag(short: char, long: &'static str) -> OptSpec {
+    OptSpec {
+        short: Some(short),
+        long,
+        takes_value: false,
+    }
+}
+
+pub const fn value(short: char, long: &'static str) -> OptSpec {
+    OptSpec {
+        short: Some(short),
+        long,
+        takes_value: true,
+    }
+}
+
+pub const fn long_value(long: &'static str) -> OptSpec {
+    OptSpec {
+        short: None,
+        long,
+        takes_value: true,
+    }
+}
+
+impl OptSpec {
+    /// How errors name the option: `-g/--groups`.
+    pub fn display(&self) -> String {
+        match self.short {
+            Some(s) => format!("-{s}/--{}", self.long),
+            None => format!("--{}", self.long),
+        }
+    }
+}
+
+/// Parsed options in command-line order (the last of a repeated option wins, as getopt
+/// loops do), plus positional words.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub opts: Vec<(OptSpec, Option<String>)>,
+    pub positional: Vec<String>,
+}
+
+impl Parsed {
+    /// The value of the last occurrence of `long`, with its spec (for errors).
+    pub fn get(&self, long: &str) -> Option<(&OptSpec, &str)> {
+        self.opts
+            .iter()
+            .rev()
+            .find(|(s, _)| s.long == long)
+            .map(|(s, v)| (s, v.as_deref().unwrap_or("")))
+    }
+
+    pub fn has(&self, long: &str) -> bool {
+        self.opts.iter().any(|(s, _)| s.long == long)
+    }
+}
+
+/// getopt_long over `args` (the words after the tool name): `-g 4`, `-g4`, `-Tp`,
+/// `--groups 4`, `--groups=4`; `--` ends the options.
+pub fn getopt(tool: &str, args: &[String], specs: &[OptSpec]) -> Result<Parsed, InputError> {
+    let known = || {
+        specs
+            .iter()
+            .map(|s| s.display())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let unknown = |what: &str| {
+        InputError::new(
+            format!("{tool} options"),
+            format!("unknown option '{what}'"),
+        )
+        .with_fix(format!("{tool} accepts {}", known()))
+    };
+    let missing = |s: &OptSpec| {
+        InputError::new(
+            format!("{tool} {}", s.display()),
+            "the option needs a value",
+        )
+        .with_fix(format!("write e.g. {} N", s.display()))
+    };
+    let mut out = Parsed::default();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if a == "--" {
+            out.positional.extend(args[i..].iter().cloned());
+            break;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            };
+            let spec = specs
+                .iter()
+                .find(|s| s.long == name)
+                .ok_or_else(|| unknown(a))?;
+            let val = if spec.takes_value {
+                match inline {
+                    Some(v) => Some(v),
+                    None => {
+                        let v = args.get(i).ok_or_else(|| missing(spec))?;
+                        i += 1;
+                        Some(v.clone())
+                    }
+                }
+            } else if inline.is_some() {
+                return Err(InputError::new(
+                    format!("{tool} {}", spec.display()),
+                    "the option takes no value",
+                )
+                .with_fix(format!("write {} alone", spec.display())));
+            } else {
+                None
+            };
+            out.opts.push((*spec, val));
+        } else if a.len() > 1 && a.starts_with('-') {
+            let cs: Vec<char> = a[1..].chars().collect();
+            let mut k = 0;
+            while k < cs.len() {
+                let c = cs[k];
+                k += 1;
+                let spec = specs
+                    .iter()
+                    .find(|s| s.short == Some(c))
+                    .ok_or_else(|| unknown(&format!("-{c}")))?;
+                if spec.takes_value {
+                    let rest: String = cs[k..].iter().collect();
+                    let v = if !rest.is_empty() {
+                        rest
+                    } else {
+                        let v = args.get(i).ok_or_else(|| missing(spec))?;
+                        i += 1;
+                        v.clone()
+                    };
+                    out.opts.push((*spec, Some(v)));
+                    break;
+                }
+                out.opts.push((*spec, None));
+            }
+        } else {
+            out.positional.push(a.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// A numeric option value, at least `min`.
+pub fn number<T>(tool: &str, spec: &OptSpec, text: &str, min: T) -> Result<T, InputError>
+where
+    T: FromStr + PartialOrd + Copy + std::fmt::Display,
+{
+    match text.trim().parse::<T>() {
+        Ok(v) if v >= min => Ok(v),
+        _ => Err(InputError::new(
+            format!("{tool} {}", spec.display()),
+            format!("'{text}' is not an integer ≥ {min}"),
+        )
+        .with_fix(format!("write e.g. {} {min}", spec.display()))),
+    }
+}
+
+/// A duration option: `500us`, `1ms`, `2s` (a bare number is in `bare_unit`).
+pub fn duration(tool: &str, spec: &OptSpec, text: &str, bare_unit: &str) -> Result<Ns, InputError> {
+    let t = text.trim();
+    let with_unit = if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        format!("{t}{bare_unit}")
+    } else {
+        t.to_string()
+    };
+    parse_duration(&with_unit).map_err(|m| {
+        InputError::new(format!("{tool} {}", spec.display()), m)
+            .with_fix(format!("write e.g. {} 500us", spec.display()))
+    })
+}
+
+/// The value of `long` parsed as a number ≥ `min`, or `default` when absent.
+pub fn number_or<T>(tool: &str, p: &Parsed, long: &str, default: T, min: T) -> Result<T, InputError>
+where
+    T: FromStr + PartialOrd + Copy + std::fmt::Display,
+{
+    match p.get(long) {
+        Some((spec, v)) => number(tool, spec, v, min),
+        None => Ok(default),
+    }
+}
+
+/// Error for an option the real tool has but the simulator does not model.
+pub fn unsupported(tool: &str, spec: &OptSpec, why: &str) -> InputError {
+    InputError::new(
+        format!("{tool} {}", spec.display()),
+        format!("not modelled: {why}"),
+    )
+    .with_fix(format!(
+        "leave {} out (docs/workloads.md lists what {tool} supports)",
+        spec.display()
+    ))
+}
+
+/// Error for stray positional words.
+pub fn no_positional(tool: &str, p: &Parsed) -> Result<(), InputError> {
+    match p.positional.first() {
+        Some(w) => Err(InputError::new(
+            format!("{tool} options"),
+            format!("unexpected argument '{w}'"),
+        )
+        .with_fix(format!("{tool} takes only options; see docs/workloads.md"))),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Vec<String> {
+        split_words(s).unwrap()
+    }
+
+    #[test]
+    fn splits_like_a_shell() {
+        assert_eq!(w("a  b"), vec!["a", "b"]);
+        assert_eq!(w("a 'b c' \"d e\" f\\ g"), vec!["a", "b c", "d e", "f g"]);
+        assert!(split_words("a 'b").is_err());
+    }
+
+    #[test]
+    fn getopt_forms() {
+        let specs = [
+            value('g', "groups"),
+            flag('T', "threads"),
+            flag('p', "pipe"),
+        ];
+        let p = getopt("t", &w("-g4 -Tp --groups=5 x"), &specs).unwrap();
+        assert_eq!(p.get("groups").unwrap().1, "5");
+        assert!(p.has("threads") && p.has("pipe"));
+        assert_eq!(p.positional, vec!["x"]);
+        let e = getopt("t", &w("-q"), &specs).unwrap_err().to_string();
+        assert!(
+            e.contains("unknown option '-q'") && e.contains("-g/--groups"),
+            "{e}"
+        );
+        let e = getopt("t", &w("-g"), &specs).unwrap_err().to_string();
+        assert!(
+            e.contains("-g/--groups") && e.contains("needs a value"),
+            "{e}"
+        );
+    }
+}

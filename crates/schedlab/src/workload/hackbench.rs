@@ -1,0 +1,460 @@
+//! hackbench (rt-tests) and `perf bench sched messaging` (spec workloads §1; user guide
+//! docs/workloads.md).
+//!
+//! Wiring as in rt-tests' `group()`: per group `fds` channels (a pipe, or a UNIX stream
+//! socketpair by default), one receiver per channel, `fds` senders that each hold every
+//! channel's write end. A sender writes `loops` rounds of one `datasize` message to each
+//! channel in fd order; a receiver reads `fds × loops` messages. Every worker first writes
+//! one byte to the ready channel and polls the wake channel; main reads one ready byte per
+//! worker, takes the start time, writes the single GO byte (never consumed, so every
+//! poller wakes) and reaps the workers: `pthread_join` in creation order (threads) or one
+//! `wait()` per child (processes). `Time:` is GO → last reap, as the real tool measures.
+
+use super::cmdline::{self, flag, value, OptSpec, Parsed};
+use super::program::{Base, ObjectSpec, Since};
+use super::report::{RunView, ToolReport, WorkloadSection};
+use super::{Op, Policy, TaskSpec, Workload};
+use crate::error::InputError;
+use crate::time::Ns;
+use serde::Serialize;
+
+/// Pipe buffer: 16 pages of 4 KiB (PIPE_DEF_BUFFERS; pipe(7)).
+pub const PIPE_CAPACITY: u64 = 65_536;
+/// AF_UNIX stream send buffer: net.core.wmem_default (212992 B on x86-64 distributions).
+pub const SOCKET_SNDBUF: u64 = 212_992;
+/// Bytes a socket message is charged against the send buffer beyond its payload: the
+/// skb's truesize overhead (struct sk_buff + skb_shared_info, SKB_TRUESIZE), so about
+/// 300 messages of 100 B fit, not 2000.
+pub const SKB_OVERHEAD: u64 = 576;
+
+/// CPU cost of one write(2) of a small message, reference ns (syscall, copy, the wake-up
+/// of the reader is charged separately by the kernel model). Calibrated so that seed 000
+/// (hackbench -g 32 -f 20 --threads --pipe, 6.1e9 messages, 253 CPUs for 49 s ≈ 2 µs of
+/// CPU per message with SMT sharing and scheduler costs) is in range.
+pub const PIPE_WRITE_NS: Ns = 600;
+pub const PIPE_READ_NS: Ns = 500;
+/// unix_stream_sendmsg / recvmsg allocate and free an skb per message: dearer.
+pub const SOCKET_WRITE_NS: Ns = 1_000;
+pub const SOCKET_READ_NS: Ns = 800;
+/// Payload copy beyond the fixed cost, per KiB.
+pub const COPY_NS_PER_KIB: Ns = 100;
+/// Main's cost to create one worker: pthread_create or fork() of a small process.
+pub const CREATE_THREAD_NS: Ns = 15_000;
+pub const CREATE_PROCESS_NS: Ns = 60_000;
+
+/// Which command line the workload came from (they share the engine, not the output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    Hackbench,
+    PerfMessaging,
+}
+
+/// The parameters of one run (after defaults).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Params {
+    pub groups: u32,
+    pub fds: u32,
+    pub loops: u64,
+    pub datasize: u64,
+    pub threads: bool,
+    pub pipe: bool,
+}
+
+const HACKBENCH_OPTS: &[OptSpec] = &[
+    value('g', "groups"),
+    value('f', "fds"),
+    value('l', "loops"),
+    value('s', "datasize"),
+    flag('T', "threads"),
+    flag('P', "process"),
+    OptSpec {
+        short: None,
+        long: "processes",
+        takes_value: false,
+    },
+    flag('p', "pipe"),
+    flag('F', "fifo"),
+    flag('i', "inet"),
+    flag('h', "help"),
+];
+
+/// Parse `hackbench ARGS…` (rt-tests' getopt string "f:Fg:hl:pis:TP").
+pub fn parse_hackbench(args: &[String]) -> Result<Params, InputError> {
+    let tool = "hackbench";
+    let p = cmdline::getopt(tool, args, HACKBENCH_OPTS)?;
+    cmdline::no_positional(tool, &p)?;
+    reject(
+        tool,
+        &p,
+        "fifo",
+        "SCHED_FIFO needs the RT class, which the model lacks",
+    )?;
+    reject(
+        tool,
+        &p,
+        "inet",
+        "TCP over loopback is not modelled; use sockets or --pipe",
+    )?;
+    reject(tool, &p, "help", "there is no usage text to print")?;
+    let threads = last_mode(&p);
+    Ok(Params {
+        groups: cmdline::number_or(tool, &p, "groups", 10, 1)?,
+        fds: cmdline::number_or(tool, &p, "fds", 20, 1)?,
+        loops: cmdline::number_or(tool, &p, "loops", 100, 1)?,
+        datasize: cmdline::number_or(tool, &p, "datasize", 100, 1)?,
+        threads,
+        pipe: p.has("pipe"),
+    })
+}
+
+const PERF_OPTS: &[OptSpec] = &[
+    flag('p', "pipe"),
+    flag('t', "thread"),
+    value('g', "group"),
+    value('l', "nr_loops"),
+];
+
+/// Parse `perf-bench-messaging ARGS…` (`perf bench sched messaging`: 20 fds and 100-byte
+/// messages are fixed in its source).
+pub fn parse_perf_messaging(args: &[String]) -> Result<Params, InputError> {
+    let tool = "perf-bench-messaging";
+    let p = cmdline::getopt(tool, args, PERF_OPTS)?;
+    cmdline::no_positional(tool, &p)?;
+    Ok(Params {
+        groups: cmdline::number_or(tool, &p, "group", 10, 1)?,
+        fds: 20,
+        loops: cmdline::number_or(tool, &p, "nr_loops", 100, 1)?,
+        datasize: 100,
+        threads: p.has("thread"),
+        pipe: p.has("pipe"),
+    })
+}
+
+fn reject(tool: &str, p: &Parsed, long: &str, why: &str) -> Result<(), InputError> {
+    match p.get(long) {
+        Some((spec, _)) => Err(cmdline::unsupported(tool, spec, why)),
+        None => Ok(()),
+    }
+}
+
+/// -T / -P (--process or rt-tests' --processes): the last one given wins, as in getopt
+/// order; process mode is the default.
+fn last_mode(p: &Parsed) -> bool {
+    p.opts
+        .iter()
+        .rev()
+        .find(|(s, _)| matches!(s.long, "threads" | "process" | "processes"))
+        .is_some_and(|(s, _)| s.long == "threads")
+}
+
+/// Compile the run into tasks. Task 0 is main, then per group its receivers and senders
+/// (creation order); counter `g*fds + r` counts receiver r's messages; log 0 holds the
+/// one GO → reaped interval.
+pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Workload, InputError> {
+    let Params {
+        groups,
+        fds,
+        loops,
+        datasize,
+        threads,
+        pipe,
+    } = params.clone();
+    let workers = u64::from(groups) * u64::from(fds) * 2;
+    if workers > 1_000_000 {
+        return Err(InputError::new(
+            format!("{} -g/-f", flavor_name(flavor)),
+            format!("{workers} tasks is more than the simulator takes (1,000,000)"),
+        )
+        .with_fix("use fewer groups or fds"));
+    }
+    let workers = workers as usize;
+    let (g, f) = (groups as usize, fds as usize);
+    // What one message costs the writer and the reader, and what it occupies.
+    let copy = datasize * COPY_NS_PER_KIB / 1024;
+    let (capacity, charged, write_ns, read_ns) = if pipe {
+        (
+            PIPE_CAPACITY,
+            datasize,
+            PIPE_WRITE_NS + copy,
+            PIPE_READ_NS + copy,
+        )
+    } else {
+        (
+            SOCKET_SNDBUF,
+            datasize + SKB_OVERHEAD,
+            SOCKET_WRITE_NS + copy,
+            SOCKET_READ_NS + copy,
+        )
+    };
+    let chan_cap = capacity.max(charged);
+    // Objects: 0 ready channel, 1 wake channel, 2 exit notification (process mode: the
+    // parent's wait queue as a byte per child), then per worker a join futex (threads),
+    // then the group channels.
+    let mut objects = vec![
+        ObjectSpec::Pipe {
+            capacity: capacity.max(workers as u64),
+        },
+        ObjectSpec::Pipe { capacity },
+        ObjectSpec::Pipe {
+            capacity: workers as u64,
+        },
+    ];
+    let join_base = objects.len();
+    if threads {
+        objects.extend((0..workers).map(|_| ObjectSpec::Semaphore { initial: 0, max: 1 }));
+    }
+    let chan_base = objects.len();
+    objects.extend((0..g * f).map(|_| ObjectSpec::Pipe { capacity: chan_cap }));
+    let (ready, wake, exited) = (0, 1, 2);
+
+    let create = if threads {
+        CREATE_THREAD_NS
+    } else {
+        CREATE_PROCESS_NS
+    };
+    let comm = match flavor {
+        Flavor::Hackbench => "hackbench",
+        Flavor::PerfMessaging => "sched-messaging",
+    };
+    let task = |delay_ns: Ns, program: Vec<Op>| TaskSpec {
+        comm: comm.to_string(),
+        policy: Policy::Normal,
+        nice: 0,
+        slice_ns: None,
+        uclamp: Default::default(),
+        cpus: None,
+        delay_ns,
+        program,
+    };
+    let start_gate = [
+        Op::Write {
+            obj: ready,
+            bytes: 1,
+        },
+        Op::Poll { obj: wake },
+    ];
+    let mut main = vec![
+        Op::Run {
+            work_ns: create * workers as u64,
+        },
+        Op::LoopBegin {
+            count: Some(workers as u64),
+        },
+        Op::Read {
+            obj: ready,
+            bytes: 1,
+        },
+        Op::LoopEnd,
+        Op::Stamp { slot: 0 },
+        Op::Write {
+            obj: wake,
+            bytes: 1,
+        },
+    ];
+    if threads {
+        main.extend((0..workers).map(|i| Op::SemWait { obj: join_base + i }));
+    } else {
+        main.extend([
+            Op::LoopBegin {
+                count: Some(workers as u64),
+            },
+            Op::Read {
+                obj: exited,
+                bytes: 1,
+            },
+            Op::LoopEnd,
+        ]);
+    }
+    main.push(Op::Record {
+        log: 0,
+        since: Since::Stamp(0),
+    });
+    let mut tasks = vec![task(0, main)];
+    let exit_op = |worker: usize| {
+        if threads {
+            Op::SemPost {
+                obj: join_base + worker,
+            }
+        } else {
+            Op::Write {
+                obj: exited,
+                bytes: 1,
+            }
+        }
+    };
+    for grp in 0..g {
+        let chans: Vec<usize> = (0..f).map(|j| chan_base + grp * f + j).collect();
+        for (r, &chan) in chans.iter().enumerate() {
+            let worker = grp * 2 * f + r;
+            let mut prog = start_gate.to_vec();
+            prog.extend([
+                Op::LoopBegin {
+                    count: Some(u64::from(fds) * loops),
+                },
+                Op::Read {
+                    obj: chan,
+                    bytes: charged,
+                },
+                Op::Run { work_ns: read_ns },
+                Op::Count {
+                    counter: grp * f + r,
+                },
+                Op::LoopEnd,
+                exit_op(worker),
+            ]);
+            tasks.push(task(create * (worker as u64 + 1), prog));
+        }
+        for s in 0..f {
+            let worker = grp * 2 * f + f + s;
+            let mut prog = start_gate.to_vec();
+            prog.push(Op::LoopBegin { count: Some(loops) });
+            for &chan in &chans {
+                prog.push(Op::Run { work_ns: write_ns });
+                prog.push(Op::Write {
+                    obj: chan,
+                    bytes: charged,
+                });
+            }
+            prog.extend([Op::LoopEnd, exit_op(worker)]);
+            tasks.push(task(create * (worker as u64 + 1), prog));
+        }
+    }
+    Ok(Workload {
+        tasks,
+        objects,
+        counters: (0..g * f)
+            .map(|i| format!("{comm}.g{}.r{}.messages", i / f, i % f))
+            .collect(),
+        logs: vec![format!("{comm}.time")],
+        reports: vec![ToolReport::Hackbench(HackbenchReport {
+            base: Base::default(),
+            flavor,
+            command: command.to_string(),
+            params: params.clone(),
+        })],
+        ..Workload::default()
+    })
+}
+
+fn flavor_name(f: Flavor) -> &'static str {
+    match f {
+        Flavor::Hackbench => "hackbench",
+        Flavor::PerfMessaging => "perf-bench-messaging",
+    }
+}
+
+/// Post-run state of a hackbench workload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HackbenchReport {
+    pub base: Base,
+    pub flavor: Flavor,
+    pub command: String,
+    pub params: Params,
+}
+
+/// hackbench's section of the result document.
+#[derive(Debug, Clone, Serialize)]
+pub struct HackbenchResult {
+    pub command: String,
+    /// What the real tool prints on stdout.
+    pub output: String,
+    /// "threaded" or "process".
+    pub mode: String,
+    /// "pipe" or "socket".
+    pub transport: String,
+    pub groups: u32,
+    pub fds: u32,
+    pub loops: u64,
+    pub datasize: u64,
+    /// Worker tasks (main not counted).
+    pub tasks: u64,
+    /// Main reaped every worker before the time limit.
+    pub finished: bool,
+    /// GO → last worker reaped, simulated; null when not finished.
+    pub time_ns: Option<u64>,
+    /// The printed figure: seconds, truncated to ms as the tool prints it.
+    pub time_s: Option<f64>,
+    /// groups × fds² × loops.
+    pub messages_expected: u64,
+    pub messages_received: u64,
+    /// Fewest and most messages one receiver got (each should get fds × loops).
+    pub receiver_messages_min: u64,
+    pub receiver_messages_max: u64,
+}
+
+impl HackbenchReport {
+    pub fn render(&self, run: &RunView) -> WorkloadSection {
+        let p = &self.params;
+        let (g, f) = (p.groups as usize, p.fds as usize);
+        let counts = &run.probes.counters[self.base.counter..self.base.counter + g * f];
+        let time_ns = run.probes.logs[self.base.log].first().map(|s| s.value);
+        // gettimeofday: µs; printed as "%lu.%03lu" (seconds, then ms truncated).
+        let time_us = time_ns.map(|ns| ns / 1_000);
+        let workers = u64::from(p.groups) * u64::from(p.fds) * 2;
+        let mode = if p.threads { "threaded" } else { "process" };
+        let mut out = String::new();
+        match self.flavor {
+            Flavor::Hackbench => {
+                out.push_str(&format!(
+                    "Running in {mode} mode with {} groups using {} file descriptors each (== {} tasks)\n",
+                    p.groups,
+                    2 * p.fds,
+                    workers
+                ));
+                out.push_str(&format!(
+                    "Each sender will pass {} messages of {} bytes\n",
+                    p.loops, p.datasize
+                ));
+                if let Some(us) = time_us {
+                    out.push_str(&format!(
+                        "Time: {}.{:03}\n",
+                        us / 1_000_000,
+                        us % 1_000_000 / 1000
+                    ));
+                }
+            }
+            Flavor::PerfMessaging => {
+                let what = if p.threads { "threads" } else { "processes" };
+                out.push_str("# Running 'sched/messaging' benchmark:\n");
+                out.push_str(&format!(
+                    "# {} sender and receiver {what} per group\n",
+                    p.fds
+                ));
+                out.push_str(&format!(
+                    "# {} groups == {workers} {what} run\n\n",
+                    p.groups
+                ));
+                if let Some(us) = time_us {
+                    out.push_str(&format!(
+                        " {:>14}: {}.{:03} [sec]\n",
+                        "Total time",
+                        us / 1_000_000,
+                        us % 1_000_000 / 1000
+                    ));
+                }
+            }
+        }
+        let result = HackbenchResult {
+            command: self.command.clone(),
+            output: out,
+            mode: mode.to_string(),
+            transport: if p.pipe { "pipe" } else { "socket" }.to_string(),
+            groups: p.groups,
+            fds: p.fds,
+            loops: p.loops,
+            datasize: p.datasize,
+            tasks: workers,
+            finished: time_ns.is_some(),
+            time_ns,
+            time_s: time_us.map(|us| (us / 1000) as f64 / 1000.0),
+            messages_expected: u64::from(p.groups) * u64::from(p.fds).pow(2) * p.loops,
+            messages_received: counts.iter().sum(),
+            receiver_messages_min: counts.iter().copied().min().unwrap_or(0),
+            receiver_messages_max: counts.iter().copied().max().unwrap_or(0),
+        };
+        match self.flavor {
+            Flavor::Hackbench => WorkloadSection::Hackbench(result),
+            Flavor::PerfMessaging => WorkloadSection::PerfBenchMessaging(result),
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! `spinner`: many copies of a sleep-then-spin loop, the background load of seed 002
+//! (idle_process.c: `while (1) { usleep(500); for (i = 0; i < 1000000; i++); }`, 5000
+//! copies under SCHED_IDLE on 8 CPUs).
+//!
+//! `spinner -n 5000 --policy idle --sleep 500us --work 1ms [--nice N] [--cpus LIST]
+//! [--spread DUR] [--slack DUR]`
+
+use super::cmdline::{self, long_value, value, OptSpec};
+use super::program::Base;
+use super::report::{RunView, ToolReport, WorkloadSection};
+use super::{Op, Policy, TaskSpec, Workload};
+use crate::error::InputError;
+use crate::machine::cpulist::parse_cpulist;
+use crate::time::Ns;
+use serde::Serialize;
+
+const OPTS: &[OptSpec] = &[
+    value('n', "tasks"),
+    long_value("policy"),
+    long_value("nice"),
+    long_value("sleep"),
+    long_value("work"),
+    long_value("cpus"),
+    long_value("spread"),
+    long_value("slack"),
+];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Params {
+    pub tasks: usize,
+    pub policy: Policy,
+    pub nice: i32,
+    pub sleep_ns: Ns,
+    pub work_ns: Ns,
+    pub cpus: Option<Vec<usize>>,
+    /// Starts are spread evenly over this long (a shell loop starting them one by one).
+    pub spread_ns: Ns,
+    /// Extra sleep per usleep (the timer slack the wake-up may land in).
+    pub slack_ns: Ns,
+}
+
+pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
+    let tool = "spinner";
+    let p = cmdline::getopt(tool, args, OPTS)?;
+    cmdline::no_positional(tool, &p)?;
+    let dur = |long: &str, default: Ns| match p.get(long) {
+        Some((spec, v)) => cmdline::duration(tool, spec, v, "us"),
+        None => Ok(default),
+    };
+    let policy = match p.get("policy") {
+        None => Policy::Normal,
+        Some((spec, v)) => match v {
+            "normal" | "other" | "SCHED_OTHER" => Policy::Normal,
+            "batch" | "SCHED_BATCH" => Policy::Batch,
+            "idle" | "SCHED_IDLE" => Policy::Idle,
+            other => {
+                return Err(InputError::new(
+                    format!("{tool} {}", spec.display()),
+                    format!("unknown policy '{other}'"),
+                )
+                .with_fix("use normal, batch or idle"))
+            }
+        },
+    };
+    let nice = match p.get("nice") {
+        None => 0,
+        Some((spec, v)) => match v.parse::<i32>() {
+            Ok(n) if (-20..=19).contains(&n) => n,
+            _ => {
+                return Err(InputError::new(
+                    format!("{tool} {}", spec.display()),
+                    format!("'{v}' is not a nice value"),
+                )
+                .with_fix("use an integer from -20 to 19"))
+            }
+        },
+    };
+    let cpus = match p.get("cpus") {
+        None => None,
+        Some((spec, v)) => {
+            let l = parse_cpulist(v).map_err(|e| {
+                InputError::new(format!("{tool} {}", spec.display()), e)
+                    .with_fix("write e.g. --cpus 0-3")
+            })?;
+            if let Some(bad) = l.iter().find(|&&c| c >= nr_cpus) {
+                return Err(InputError::new(
+                    format!("{tool} {}", spec.display()),
+                    format!("CPU {bad} does not exist ({nr_cpus} CPUs)"),
+                )
+                .with_fix(format!("use CPU ids 0..{}", nr_cpus - 1)));
+            }
+            Some(l)
+        }
+    };
+    let tasks: usize = cmdline::number_or(tool, &p, "tasks", 1, 1)?;
+    if tasks > 1_000_000 {
+        return Err(
+            InputError::new("spinner -n/--tasks", "more than 1,000,000 tasks")
+                .with_fix("use fewer tasks"),
+        );
+    }
+    let params = Params {
+        tasks,
+        policy,
+        nice,
+        sleep_ns: dur("sleep", 500_000)?,
+        work_ns: dur("work", 1_000_000)?,
+        cpus,
+        spread_ns: dur("spread", 0)?,
+        slack_ns: dur("slack", 0)?,
+    };
+    if params.sleep_ns + params.slack_ns == 0 && params.work_ns == 0 {
+        return Err(InputError::new(
+            "spinner --sleep/--work",
+            "both are zero: the loop would never let time pass",
+        )
+        .with_fix("give --work or --sleep a positive duration"));
+    }
+    Ok(params)
+}
+
+pub fn build(p: &Params, command: &str) -> Workload {
+    let mut body = vec![Op::LoopBegin { count: None }];
+    if p.sleep_ns + p.slack_ns > 0 {
+        body.push(Op::Sleep {
+            ns: p.sleep_ns + p.slack_ns,
+        });
+    }
+    if p.work_ns > 0 {
+        body.push(Op::Run { work_ns: p.work_ns });
+    }
+    body.extend([Op::Count { counter: 0 }, Op::LoopEnd]);
+    let tasks = (0..p.tasks)
+        .map(|i| TaskSpec {
+            comm: "spinner".to_string(),
+            policy: p.policy,
+            nice: p.nice,
+            slice_ns: None,
+            uclamp: Default::default(),
+            cpus: p.cpus.clone(),
+            delay_ns: p.spread_ns * i as u64 / p.tasks as u64,
+            program: body.clone(),
+        })
+        .collect();
+    Workload {
+        tasks,
+        counters: vec!["spinner.loops".into()],
+        reports: vec![ToolReport::Spinner(SpinnerReport {
+            base: Base::default(),
+            command: command.to_string(),
+            tasks: p.tasks,
+        })],
+        ..Workload::default()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpinnerReport {
+    pub base: Base,
+    pub command: String,
+    pub tasks: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SpinnerResult {
+    pub command: String,
+    /// The spinners print nothing.
+    pub output: String,
+    pub tasks: usize,
+    /// Sleep + work rounds completed by all spinners.
+    pub loops: u64,
+    /// CPU time of all spinners, ns.
+    pub cpu_time_ns: u64,
+}
+
+impl SpinnerReport {
+    pub fn render(&self, run: &RunView) -> WorkloadSection {
+        let first = self.base.task;
+        let cpu_time_ns = (first..first + self.tasks)
+            .map(|id| {
+                let se = run.sched.tasks[id].se as usize;
+                run.sched.entities[se].sum_exec_runtime
+            })
+            .sum();
+        WorkloadSection::Spinner(SpinnerResult {
+            command: self.command.clone(),
+            output: String::new(),
+            tasks: self.tasks,
+            loops: run.probes.counters[self.base.counter],
+            cpu_time_ns,
+        })
+    }
+}

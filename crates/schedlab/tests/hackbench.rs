@@ -1,0 +1,183 @@
+//! hackbench and perf bench sched messaging front ends (spec workloads §1).
+
+mod common;
+
+use common::*;
+use schedlab::experiment::run::{execute, prepare};
+use schedlab::metrics::RunResult;
+use schedlab::workload::hackbench::HackbenchResult;
+use schedlab::workload::report::WorkloadSection;
+use schedlab::workload::{build_workload_on, Workload};
+use std::path::Path;
+
+fn build(cmd: &str) -> Workload {
+    build_workload_on(cmd, Path::new("."), 2).unwrap()
+}
+
+fn run_cmd(machine: &str, cmd: &str) -> RunResult {
+    let sc = scenario(machine, 60);
+    let r = execute(&sc, prepare(&sc, build(cmd)).unwrap(), Some(1));
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
+    r
+}
+
+fn section(r: &RunResult) -> &HackbenchResult {
+    match &r.workloads[0] {
+        WorkloadSection::Hackbench(h) | WorkloadSection::PerfBenchMessaging(h) => h,
+        other => panic!("not hackbench: {other:?}"),
+    }
+}
+
+#[test]
+fn every_receiver_gets_loops_times_fds_messages() {
+    for cmd in [
+        "hackbench -g 3 -f 5 --threads --pipe -l 40 -s 100",
+        "hackbench -g 2 -f 4 -l 30",
+        "hackbench -g 2 -f 3 --process --pipe -l 25 -s 5000",
+    ] {
+        let r = run_cmd("smp:2", cmd);
+        let h = section(&r);
+        assert!(h.finished, "{cmd}: main reaped every worker");
+        assert_eq!(r.sim.stop_reason, "all_exited", "{cmd}");
+        let per_receiver = u64::from(h.fds) * h.loops;
+        assert_eq!(h.receiver_messages_min, per_receiver, "{cmd}");
+        assert_eq!(h.receiver_messages_max, per_receiver, "{cmd}");
+        let total = u64::from(h.groups) * u64::from(h.fds).pow(2) * h.loops;
+        assert_eq!(h.messages_expected, total);
+        assert_eq!(h.messages_received, total, "{cmd}");
+        assert_eq!(r.tasks.len() as u64, h.tasks + 1, "workers plus main");
+        assert!(r.tasks.iter().all(|t| t.exited));
+    }
+}
+
+#[test]
+fn header_matches_the_real_tool_on_smp2() {
+    let r = run_cmd(
+        "smp:2",
+        "hackbench -g 4 -f 10 --threads --pipe -l 100 -s 100",
+    );
+    let out = &section(&r).output;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Running in threaded mode with 4 groups using 20 file descriptors each (== 80 tasks)"
+    );
+    assert_eq!(lines[1], "Each sender will pass 100 messages of 100 bytes");
+    let re = regex::Regex::new(r"^Time: \d+\.\d{3}$").unwrap();
+    assert!(re.is_match(lines[2]), "{}", lines[2]);
+    assert_eq!(lines.len(), 3);
+    // The printed time is GO → reaped, truncated to ms.
+    let h = section(&r);
+    let ns = h.time_ns.unwrap();
+    assert_eq!(
+        lines[2],
+        format!("Time: {}.{:03}", ns / 1_000_000_000, ns / 1_000_000 % 1000)
+    );
+    // Defaults: process mode, 10 groups, 20 fds, 100 loops, 100 bytes.
+    let w = build("hackbench");
+    assert_eq!(w.tasks.len(), 401);
+}
+
+#[test]
+fn thread_and_process_modes_differ_only_where_the_tool_does() {
+    let t = build("hackbench -g 2 -f 3 -T -p -l 10");
+    let p = build("hackbench -g 2 -f 3 -P -p -l 10");
+    assert_eq!(t.tasks.len(), p.tasks.len());
+    // Workers run the same traffic; only the exit notification (join futex vs the
+    // parent's wait) and the creation cost differ.
+    for (a, b) in t.tasks.iter().zip(&p.tasks).skip(1) {
+        let n = a.program.len();
+        assert_eq!(n, b.program.len());
+        // Same op sequence (object numbers differ: thread mode adds join futexes).
+        for (x, y) in a.program[..n - 1].iter().zip(&b.program[..n - 1]) {
+            assert_eq!(std::mem::discriminant(x), std::mem::discriminant(y));
+        }
+        assert_eq!(a.comm, b.comm);
+        assert!(
+            a.delay_ns < b.delay_ns,
+            "fork costs more than pthread_create"
+        );
+    }
+    let rt = run_cmd("smp:2", "hackbench -g 2 -f 3 -T -p -l 10");
+    let rp = run_cmd("smp:2", "hackbench -g 2 -f 3 -P -p -l 10");
+    let (ht, hp) = (section(&rt), section(&rp));
+    assert_eq!(ht.mode, "threaded");
+    assert_eq!(hp.mode, "process");
+    assert_eq!(ht.messages_received, hp.messages_received);
+    assert_eq!(
+        ht.output.lines().nth(1),
+        hp.output.lines().nth(1),
+        "same second line"
+    );
+    assert_eq!(
+        ht.output
+            .lines()
+            .next()
+            .unwrap()
+            .replace("threaded", "process"),
+        hp.output.lines().next().unwrap()
+    );
+    // The last of -T / -P wins, as getopt order makes it.
+    let last = build("hackbench -T -P -g 1 -f 1 -l 1");
+    assert!(
+        matches!(&last.reports[0], schedlab::workload::report::ToolReport::Hackbench(r) if !r.params.threads)
+    );
+}
+
+#[test]
+fn perf_bench_messaging_prints_its_own_format() {
+    let r = run_cmd("smp:2", "perf-bench-messaging -g 2 -l 10 -t -p");
+    let h = section(&r);
+    assert_eq!((h.fds, h.datasize), (20, 100), "fixed in perf's source");
+    assert_eq!(h.messages_received, 2 * 400 * 10);
+    let lines: Vec<&str> = h.output.lines().collect();
+    assert_eq!(lines[0], "# Running 'sched/messaging' benchmark:");
+    assert_eq!(lines[1], "# 20 sender and receiver threads per group");
+    assert_eq!(lines[2], "# 2 groups == 80 threads run");
+    assert_eq!(lines[3], "");
+    let re = regex::Regex::new(r"^     Total time: \d+\.\d{3} \[sec\]$").unwrap();
+    assert!(re.is_match(lines[4]), "{:?}", lines[4]);
+    let p = build("perf-bench-messaging");
+    assert_eq!(p.tasks.len(), 401);
+}
+
+#[test]
+fn bad_options_name_the_option_and_the_fix() {
+    let err = |cmd: &str| {
+        build_workload_on(cmd, Path::new("."), 2)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err("hackbench -g 0");
+    assert!(e.contains("-g/--groups") && e.contains("write e.g."), "{e}");
+    let e = err("hackbench --loops=abc");
+    assert!(e.contains("-l/--loops") && e.contains("'abc'"), "{e}");
+    let e = err("hackbench -x");
+    assert!(
+        e.contains("unknown option '-x'") && e.contains("-f/--fds"),
+        "{e}"
+    );
+    let e = err("hackbench -F");
+    assert!(e.contains("-F/--fifo") && e.contains("not modelled"), "{e}");
+    let e = err("hackbench -s");
+    assert!(e.contains("needs a value"), "{e}");
+    let e = err("perf-bench-messaging -f 10");
+    assert!(e.contains("unknown option '-f'"), "{e}");
+}
+
+#[test]
+fn same_seed_same_result() {
+    let cmd = "hackbench -g 2 -f 4 -l 20";
+    let a = run_cmd("smp:4", cmd);
+    let b = run_cmd("smp:4", cmd);
+    let strip = |r: &RunResult| {
+        let mut v = serde_json::to_value(r).unwrap();
+        v["sim"]["wall_s"] = serde_json::Value::Null;
+        v.to_string()
+    };
+    assert_eq!(strip(&a), strip(&b));
+}

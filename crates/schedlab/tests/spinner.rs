@@ -1,0 +1,122 @@
+//! spinner (seed 002's idle_process.c) and stress-ng --wait front ends.
+
+mod common;
+
+use common::*;
+use schedlab::experiment::run::{execute, prepare};
+use schedlab::metrics::RunResult;
+use schedlab::workload::report::WorkloadSection;
+use schedlab::workload::{build_workload_on, Op, Policy};
+use std::path::Path;
+
+fn run_cmds(machine: &str, secs: u64, cmds: &[&str]) -> RunResult {
+    let sc = scenario(machine, secs);
+    let mut wl = schedlab::workload::Workload::default();
+    for c in cmds {
+        wl.merge(build_workload_on(c, Path::new("."), 8).unwrap());
+    }
+    let r = execute(&sc, prepare(&sc, wl).unwrap(), Some(256));
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
+    r
+}
+
+#[test]
+fn spinner_compiles_to_sleep_then_work_under_the_policy() {
+    let w = build_workload_on(
+        "spinner -n 3 --policy idle --sleep 500us --work 1ms",
+        Path::new("."),
+        8,
+    )
+    .unwrap();
+    assert_eq!(w.tasks.len(), 3);
+    for t in &w.tasks {
+        assert_eq!(t.policy, Policy::Idle);
+        assert_eq!(
+            t.program,
+            vec![
+                Op::LoopBegin { count: None },
+                Op::Sleep { ns: 500_000 },
+                Op::Run { work_ns: 1_000_000 },
+                Op::Count { counter: 0 },
+                Op::LoopEnd,
+            ]
+        );
+    }
+}
+
+#[test]
+fn a_lone_spinner_loops_at_its_period() {
+    let r = run_cmds("smp:1", 1, &["spinner -n 1 --sleep 500us --work 1ms"]);
+    let WorkloadSection::Spinner(s) = &r.workloads[0] else {
+        panic!()
+    };
+    // 1 s / 1.5 ms ≈ 666 rounds, a little fewer for wake-up costs.
+    assert!((600..=667).contains(&s.loops), "{}", s.loops);
+}
+
+#[test]
+fn idle_spinners_leave_room_for_a_normal_task() {
+    let r = run_cmds(
+        "vm8",
+        2,
+        &[
+            "spinner -n 200 --policy idle --sleep 500us --work 1ms",
+            "spinner -n 1 --sleep 10ms --work 1ms",
+        ],
+    );
+    let normal = r.tasks.iter().find(|t| t.policy == "SCHED_OTHER").unwrap();
+    // A SCHED_OTHER task among SCHED_IDLE ones waits little (weight 1024 vs 3).
+    assert!(
+        normal.wakeup_latency_ns.p50 < 2_000_000,
+        "{:?}",
+        normal.wakeup_latency_ns
+    );
+    let WorkloadSection::Spinner(idle) = &r.workloads[0] else {
+        panic!()
+    };
+    assert!(idle.cpu_time_ns > 10_000_000_000, "{}", idle.cpu_time_ns);
+}
+
+#[test]
+fn stress_ng_wait_counts_bogo_ops() {
+    let r = run_cmds("smp:4", 1, &["stress-ng --wait 2 --metrics-brief"]);
+    assert_eq!(r.tasks.len(), 6, "runner, killer and parent per instance");
+    let WorkloadSection::StressNg(s) = &r.workloads[0] else {
+        panic!()
+    };
+    assert!(s.bogo_ops > 1000, "{}", s.bogo_ops);
+    assert!(
+        s.output.contains("dispatching hogs: 2 wait"),
+        "{}",
+        s.output
+    );
+    assert!(s.output.contains("stress-ng: metrc:"), "{}", s.output);
+    // --wait 0: one instance per CPU.
+    let w = build_workload_on("stress-ng --wait 0 -t 5s", Path::new("."), 8).unwrap();
+    assert_eq!(w.tasks.len(), 24);
+    assert_eq!(w.duration_ns, Some(5_000_000_000));
+}
+
+#[test]
+fn bad_options_are_named() {
+    let err = |c: &str| {
+        build_workload_on(c, Path::new("."), 8)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err("spinner --sleep 5parsecs");
+    assert!(e.contains("--sleep") && e.contains("parsecs"), "{e}");
+    let e = err("spinner --cpus 9");
+    assert!(e.contains("--cpus") && e.contains("CPU 9"), "{e}");
+    let e = err("stress-ng");
+    assert!(e.contains("--wait N"), "{e}");
+    let e = err("stress-ng --wait 1 --wait-ops 10");
+    assert!(
+        e.contains("--wait-ops") && e.contains("not modelled"),
+        "{e}"
+    );
+}
