@@ -9,7 +9,7 @@ use schedlab::experiment::ab::table::{render_csv, render_markdown};
 use schedlab::experiment::ab::{run_ab, Arm};
 use schedlab::experiment::scenario_toml::apply_setting;
 use schedlab::InputError;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 #[derive(Args)]
 pub struct AbArgs {
@@ -114,18 +114,8 @@ pub fn ab(args: AbArgs) -> Result<(), CliError> {
     } else {
         args.metric.clone()
     };
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let tty = std::io::stderr().is_terminal();
-    let progress = |done: usize, total: usize| {
-        if tty {
-            eprint!("\r{done}/{total} runs");
-            if done == total {
-                eprintln!();
-            }
-        }
-    };
+    let jobs = crate::parallel_args::jobs(args.jobs);
+    let progress = crate::parallel_args::progress();
     let report = run_ab(&base, &patch, &patterns, jobs, &progress)?;
     if report.rows.is_empty() {
         return Err(

@@ -1,4 +1,4 @@
-//! `schedlab`: command-line front end. Subcommands: run, features, machines, bench, ab.
+//! `schedlab`: command-line front end. Subcommands: run, features, machines, bench, ab, sweep.
 //! Flags and their precedence over scenario files: docs/scenario.md.
 //!
 //! Exit codes: 0 success, 1 an I/O failure (e.g. the --json file could not be written),
@@ -10,7 +10,9 @@ mod bench;
 mod cli_error;
 mod lists;
 mod output;
+mod parallel_args;
 mod run;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 use cli_error::CliError;
@@ -43,6 +45,9 @@ enum Command {
     /// Compare one scenario under two settings over N seeds: means, 95% CIs, perc_diff
     /// and Welch's t-test per metric (docs/ab.md).
     Ab(ab::AbArgs),
+    /// Run a grid of settings × seeds from a sweep file, resumably, into one table
+    /// (docs/sweep.md).
+    Sweep(sweep::SweepArgs),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +58,7 @@ fn main() -> ExitCode {
         Command::Machines(args) => lists::machines(args),
         Command::Bench(args) => bench::bench(args),
         Command::Ab(args) => ab::ab(args),
+        Command::Sweep(args) => sweep::sweep(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

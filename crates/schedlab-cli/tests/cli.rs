@@ -2,21 +2,11 @@
 //! and full runs of examples/two-hogs.toml (these need the rt-app front end).
 
 use serde_json::Value;
+mod common;
+
+use common::schedlab;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Run the binary from the repository root.
-fn schedlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the schedlab binary runs")
-}
+use std::process::Output;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -8,6 +8,8 @@ pub mod parallel;
 pub mod run;
 pub mod scenario;
 pub mod scenario_toml;
+pub mod sweep;
+pub mod sweep_run;
 pub mod sysctl;
 
 pub use run::run_scenario;

@@ -8,12 +8,23 @@ use crate::metrics::RunResult;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// Run `scenarios` on up to `jobs` threads. `progress(done, total)` is called after each
-/// run (from worker threads). Stops handing out work after the first error.
+/// One finished run, as the callback of [`run_all`] sees it.
+pub struct Finished<'a> {
+    /// Index of the scenario in the input.
+    pub index: usize,
+    /// Runs finished so far, this one included, and the total.
+    pub done: usize,
+    pub total: usize,
+    pub result: &'a RunResult,
+}
+
+/// Run `scenarios` on up to `jobs` threads. `on_done` is called after each run (from the
+/// worker thread, so a sweep can store it at once). Stops handing out work after the first
+/// error.
 pub fn run_all(
     scenarios: &[Scenario],
     jobs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    on_done: &(dyn Fn(Finished) + Sync),
 ) -> Result<Vec<RunResult>, InputError> {
     let total = scenarios.len();
     let next = AtomicUsize::new(0);
@@ -32,11 +43,16 @@ pub fn run_all(
                     return;
                 }
                 let r = run_scenario(&scenarios[i]);
-                if r.is_err() {
-                    failed.store(true, Ordering::Relaxed);
+                match &r {
+                    Ok(result) => on_done(Finished {
+                        index: i,
+                        done: done.fetch_add(1, Ordering::Relaxed) + 1,
+                        total,
+                        result,
+                    }),
+                    Err(_) => failed.store(true, Ordering::Relaxed),
                 }
                 slots.lock().expect("no worker panics")[i] = Some(r);
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
             });
         }
     });

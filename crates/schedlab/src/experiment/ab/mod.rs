@@ -76,7 +76,7 @@ pub fn run_ab(
             });
         }
     }
-    let results = run_all(&scenarios, jobs, progress)?;
+    let results = run_all(&scenarios, jobs, &|f| progress(f.done, f.total))?;
     let (b, p) = results.split_at(base.seeds.len());
     Ok(compare(arm_runs(base, b), arm_runs(patch, p), patterns))
 }
