@@ -1,4 +1,4 @@
-//! `schedlab`: command-line front end. Subcommands: run, features, machines, bench, ab, sweep.
+//! `schedlab`: command-line front end. Subcommands: run, features, machines, bench, ab, sweep, study.
 //! Flags and their precedence over scenario files: docs/scenario.md.
 //!
 //! Exit codes: 0 success, 1 an I/O failure (e.g. the --json file could not be written),
@@ -12,6 +12,7 @@ mod lists;
 mod output;
 mod parallel_args;
 mod run;
+mod study;
 mod sweep;
 
 use clap::{Parser, Subcommand};
@@ -48,6 +49,8 @@ enum Command {
     /// Run a grid of settings × seeds from a sweep file, resumably, into one table
     /// (docs/sweep.md).
     Sweep(sweep::SweepArgs),
+    /// The seed threads' experiments: `study list`, `study run NAME` (docs/studies.md).
+    Study(study::StudyArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::bench(args),
         Command::Ab(args) => ab::ab(args),
         Command::Sweep(args) => sweep::sweep(args),
+        Command::Study(args) => study::study(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,6 +8,8 @@ pub mod parallel;
 pub mod run;
 pub mod scenario;
 pub mod scenario_toml;
+pub mod study;
+pub mod study_run;
 pub mod sweep;
 pub mod sweep_run;
 pub mod sysctl;

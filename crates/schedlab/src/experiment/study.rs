@@ -1,0 +1,259 @@
+//! Studies: a seed thread's experiment as a file under `studies/` — the scenario, the
+//! variants it compares, the metrics the thread reported and the numbers it published —
+//! so `schedlab study run NAME` prints ours beside theirs (docs/studies.md).
+//!
+//! ```toml
+//! title = "UTIL_FITS_CAPACITY / SELECT_BIAS_PREV"
+//! thread = "seeds/000_801d15aa4b6c1794.txt"
+//! scale = "hackbench -l 480000 scaled to -l 480"
+//! seeds = 3
+//! [scenario]                  # scenario keys (docs/scenario.md)
+//! machine = "epyc-9654-2s"
+//! workloads = ["hackbench -g 32 -f 20 --threads --pipe -l 480 -s 100"]
+//! [[variant]]
+//! tag = "baseline"            # the first variant is the reference of perc_diff
+//! [[variant]]
+//! tag = "UTIL_FITS_CAPACITY"
+//! settings = ["features=UTIL_FITS_CAPACITY"]
+//! [[metric]]
+//! name = "cpu-migrations"
+//! path = "perf.cpu_migrations"
+//! better = "lower"            # lower | higher | none
+//! published = { baseline = 117e6, UTIL_FITS_CAPACITY = 47e6 }
+//! ```
+
+use super::scenario_toml::{apply_key, apply_setting};
+use super::Scenario;
+use crate::error::InputError;
+use std::collections::BTreeMap;
+use std::path::Path;
+use toml::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    Lower,
+    Higher,
+    /// No preferred direction (e.g. context switches as a side effect).
+    None,
+}
+
+#[derive(Debug, Clone)]
+pub struct StudyMetric {
+    pub name: String,
+    /// Result-document path (docs/results.md).
+    pub path: String,
+    pub better: Better,
+    /// The thread's numbers by variant tag.
+    pub published: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Variant {
+    pub tag: String,
+    pub settings: Vec<String>,
+    pub scenario: Scenario,
+}
+
+#[derive(Debug, Clone)]
+pub struct Study {
+    pub name: String,
+    pub title: String,
+    pub thread: String,
+    pub scale: String,
+    pub notes: String,
+    pub seeds: Vec<u64>,
+    pub variants: Vec<Variant>,
+    pub metrics: Vec<StudyMetric>,
+}
+
+fn string_of(t: &toml::Table, key: &str, at: &str) -> Result<String, InputError> {
+    match t.get(key) {
+        None => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(InputError::new(
+            format!("{at}: key '{key}'"),
+            "expected a string",
+        )),
+    }
+}
+
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Integer(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
+/// Read `studies/NAME.toml`.
+pub fn load_study(dir: &Path, name: &str) -> Result<Study, InputError> {
+    let path = dir.join(format!("{name}.toml"));
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        InputError::new(&origin, format!("cannot read the study: {e}"))
+            .with_fix("`schedlab study list` shows the studies")
+    })?;
+    parse_study(&text, name, &origin, dir)
+}
+
+pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<Study, InputError> {
+    let t: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        InputError::new(origin, format!("malformed TOML: {}", e.message().trim()))
+    })?;
+    const KEYS: &[&str] = &[
+        "title", "thread", "scale", "notes", "seeds", "scenario", "variant", "metric",
+    ];
+    if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(InputError::new(origin, format!("unknown key '{k}'"))
+            .with_fix(format!("known keys: {}", KEYS.join(", "))));
+    }
+    let mut base = Scenario {
+        base_dir: dir.to_path_buf(),
+        ..Scenario::default()
+    };
+    if let Some(v) = t.get("scenario") {
+        let Value::Table(st) = v else {
+            return Err(InputError::new(origin, "[scenario] must be a table"));
+        };
+        for (k, v) in st {
+            apply_key(&mut base, k, v, &format!("{origin}: scenario"))?;
+        }
+    }
+    let seeds = match t.get("seeds") {
+        None => vec![1],
+        Some(Value::Integer(n)) if (1..=1000).contains(n) => (1..=*n as u64).collect(),
+        Some(_) => {
+            return Err(InputError::new(
+                format!("{origin}: key 'seeds'"),
+                "expected a count 1..=1000",
+            ))
+        }
+    };
+    let mut variants = Vec::new();
+    for (i, v) in array(&t, "variant", origin)?.iter().enumerate() {
+        let at = format!("{origin}: variant[{i}]");
+        let Value::Table(vt) = v else {
+            return Err(InputError::new(at, "expected a table"));
+        };
+        let tag = string_of(vt, "tag", &at)?;
+        if tag.is_empty() {
+            return Err(InputError::new(at, "missing tag"));
+        }
+        let settings: Vec<String> = match vt.get("settings") {
+            None => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|s| match s {
+                    Value::String(s) => Ok(s.clone()),
+                    _ => Err(InputError::new(&at, "settings are KEY=VALUE strings")),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(InputError::new(at, "settings must be an array")),
+        };
+        let mut sc = base.clone();
+        for s in &settings {
+            apply_setting(&mut sc, s, &format!("{at} ({tag})"))?;
+        }
+        super::run::check_settings(&sc)
+            .map_err(|e| InputError::new(format!("{at} ({tag})"), e.to_string()))?;
+        variants.push(Variant {
+            tag,
+            settings,
+            scenario: sc,
+        });
+    }
+    if variants.len() < 2 {
+        return Err(InputError::new(
+            origin,
+            "a study compares at least two [[variant]]s",
+        ));
+    }
+    let mut metrics = Vec::new();
+    for (i, m) in array(&t, "metric", origin)?.iter().enumerate() {
+        let at = format!("{origin}: metric[{i}]");
+        let Value::Table(mt) = m else {
+            return Err(InputError::new(at, "expected a table"));
+        };
+        let better = match string_of(mt, "better", &at)?.as_str() {
+            "lower" => Better::Lower,
+            "higher" => Better::Higher,
+            "" | "none" => Better::None,
+            other => {
+                return Err(InputError::new(at, format!("better = '{other}'"))
+                    .with_fix("use lower, higher or none"))
+            }
+        };
+        let mut published = BTreeMap::new();
+        if let Some(Value::Table(p)) = mt.get("published") {
+            for (tag, v) in p {
+                if !variants.iter().any(|x| &x.tag == tag) {
+                    return Err(InputError::new(
+                        &at,
+                        format!("published value for unknown variant '{tag}'"),
+                    ));
+                }
+                let x = number(v).ok_or_else(|| {
+                    InputError::new(&at, format!("published.{tag} is not a number"))
+                })?;
+                published.insert(tag.clone(), x);
+            }
+        }
+        let path = string_of(mt, "path", &at)?;
+        if path.is_empty() {
+            return Err(InputError::new(at, "missing path"));
+        }
+        metrics.push(StudyMetric {
+            name: string_of(mt, "name", &at)?,
+            path,
+            better,
+            published,
+        });
+    }
+    Ok(Study {
+        name: name.to_string(),
+        title: string_of(&t, "title", origin)?,
+        thread: string_of(&t, "thread", origin)?,
+        scale: string_of(&t, "scale", origin)?,
+        notes: string_of(&t, "notes", origin)?,
+        seeds,
+        variants,
+        metrics,
+    })
+}
+
+fn array<'a>(t: &'a toml::Table, key: &str, origin: &str) -> Result<&'a [Value], InputError> {
+    match t.get(key) {
+        None => Ok(&[]),
+        Some(Value::Array(a)) => Ok(a),
+        Some(_) => Err(InputError::new(
+            origin,
+            format!("'{key}' must be [[{key}]] tables"),
+        )),
+    }
+}
+
+/// The studies in `dir`: (name, title), sorted by name.
+pub fn list_studies(dir: &Path) -> Result<Vec<(String, String)>, InputError> {
+    let rd = std::fs::read_dir(dir).map_err(|e| {
+        InputError::new(
+            dir.display().to_string(),
+            format!("cannot read the studies folder: {e}"),
+        )
+        .with_fix("run from the repository root or pass --dir")
+    })?;
+    let mut out = Vec::new();
+    for entry in rd.flatten() {
+        let p = entry.path();
+        if p.extension().is_some_and(|e| e == "toml") {
+            let name = p
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let s = load_study(dir, &name)?;
+            out.push((name, s.title));
+        }
+    }
+    out.sort();
+    Ok(out)
+}

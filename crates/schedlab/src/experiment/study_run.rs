@@ -1,0 +1,230 @@
+//! Running a study and printing ours beside the thread's numbers (docs/studies.md).
+
+use super::ab::metrics::flatten;
+use super::ab::perc_diff;
+use super::ab::stats::{welch, Summary};
+use super::ab::table::num;
+use super::parallel::run_all;
+use super::study::{Better, Study};
+use super::Scenario;
+use crate::error::InputError;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// Which way a change went, judged by the metric's better direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Better,
+    Worse,
+    Unchanged,
+    /// A change on a metric with no better direction.
+    Up,
+    Down,
+}
+
+/// Changes smaller than this (percent) count as unchanged.
+pub const UNCHANGED_PCT: f64 = 1.0;
+
+pub fn direction(diff_pct: f64, better: Better, significant: bool) -> Direction {
+    if !significant || diff_pct.abs() < UNCHANGED_PCT {
+        return Direction::Unchanged;
+    }
+    match (better, diff_pct > 0.0) {
+        (Better::Lower, true) | (Better::Higher, false) => Direction::Worse,
+        (Better::Lower, false) | (Better::Higher, true) => Direction::Better,
+        (Better::None, true) => Direction::Up,
+        (Better::None, false) => Direction::Down,
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VariantRow {
+    pub tag: String,
+    pub mean: f64,
+    pub ci95: f64,
+    pub perc_diff: f64,
+    pub p_value: f64,
+    pub ours: Direction,
+    pub published: Option<f64>,
+    pub published_perc_diff: Option<f64>,
+    pub theirs: Option<Direction>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricResult {
+    pub name: String,
+    pub path: String,
+    pub rows: Vec<VariantRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StudyResult {
+    pub name: String,
+    pub seeds: usize,
+    pub metrics: Vec<MetricResult>,
+}
+
+pub fn run_study(
+    study: &Study,
+    seeds: &[u64],
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<StudyResult, InputError> {
+    let scenarios: Vec<Scenario> = study
+        .variants
+        .iter()
+        .flat_map(|v| {
+            seeds.iter().map(|&seed| Scenario {
+                seed,
+                ..v.scenario.clone()
+            })
+        })
+        .collect();
+    let results = run_all(&scenarios, jobs, &|f| progress(f.done, f.total))?;
+    let flat: Vec<_> = results
+        .iter()
+        .map(|r| flatten(&serde_json::to_value(r).expect("results serialize")))
+        .collect();
+    let n = seeds.len();
+    let mut metrics = Vec::new();
+    for m in &study.metrics {
+        let values = |vi: usize| -> Result<Vec<f64>, InputError> {
+            flat[vi * n..(vi + 1) * n]
+                .iter()
+                .map(|r| {
+                    r.get(&m.path).copied().ok_or_else(|| {
+                        InputError::new(
+                            format!("study {}", study.name),
+                            format!("no metric '{}' in the results", m.path),
+                        )
+                        .with_fix("see the result document (run --json -) for paths")
+                    })
+                })
+                .collect()
+        };
+        let base = Summary::of(&values(0)?);
+        let base_pub = m.published.get(&study.variants[0].tag).copied();
+        let mut rows = Vec::new();
+        for (vi, v) in study.variants.iter().enumerate() {
+            let s = Summary::of(&values(vi)?);
+            let diff = perc_diff(base.mean, s.mean);
+            let p = welch(&base, &s).2;
+            let published = m.published.get(&v.tag).copied();
+            let pub_diff = match (base_pub, published) {
+                (Some(b), Some(x)) => Some(perc_diff(b, x)),
+                _ => None,
+            };
+            rows.push(VariantRow {
+                tag: v.tag.clone(),
+                mean: s.mean,
+                ci95: s.ci95(),
+                perc_diff: diff,
+                p_value: p,
+                ours: direction(diff, m.better, p < 0.05),
+                published,
+                published_perc_diff: pub_diff,
+                theirs: pub_diff.map(|d| direction(d, m.better, true)),
+            });
+        }
+        metrics.push(MetricResult {
+            name: m.name.clone(),
+            path: m.path.clone(),
+            rows,
+        });
+    }
+    Ok(StudyResult {
+        name: study.name.clone(),
+        seeds: n,
+        metrics,
+    })
+}
+
+fn dir_text(d: Direction) -> &'static str {
+    match d {
+        Direction::Better => "better",
+        Direction::Worse => "worse",
+        Direction::Unchanged => "unchanged",
+        Direction::Up => "up",
+        Direction::Down => "down",
+    }
+}
+
+/// The table: per metric and variant, ours (mean ± CI, perc_diff) beside the thread's.
+pub fn render_study(study: &Study, r: &StudyResult) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# {}: {}", study.name, study.title);
+    let _ = writeln!(s, "thread: {}", study.thread);
+    if !study.scale.is_empty() {
+        let _ = writeln!(s, "scale: {}", study.scale);
+    }
+    let _ = writeln!(
+        s,
+        "{} seed(s) per variant; ± is the 95% CI; perc_diff against '{}'; a direction counts when |perc_diff| ≥ {UNCHANGED_PCT}% (and p < 0.05 for ours)\n",
+        r.seeds, study.variants[0].tag
+    );
+    let _ = writeln!(
+        s,
+        "| metric | tag | ours | perc_diff | thread | perc_diff | direction ours / thread |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    let (mut agree, mut compared) = (0, 0);
+    for m in &r.metrics {
+        for (i, row) in m.rows.iter().enumerate() {
+            let name = if i == 0 { m.name.as_str() } else { "" };
+            let theirs_val = row.published.map_or("—".to_string(), num);
+            let theirs_diff = row
+                .published_perc_diff
+                .map_or("—".to_string(), |d| format!("{}%", num(d)));
+            let dirs = if i == 0 {
+                String::new()
+            } else {
+                match row.theirs {
+                    Some(t) => {
+                        compared += 1;
+                        let ok = t == row.ours;
+                        agree += ok as usize;
+                        format!(
+                            "{} / {}{}",
+                            dir_text(row.ours),
+                            dir_text(t),
+                            if ok { " ✓" } else { " ✗" }
+                        )
+                    }
+                    None => dir_text(row.ours).to_string(),
+                }
+            };
+            let _ = writeln!(
+                s,
+                "| {name} | {} | {} ± {} | {}% | {theirs_val} | {theirs_diff} | {dirs} |",
+                row.tag,
+                num(row.mean),
+                num(row.ci95),
+                num(row.perc_diff)
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\ndirections agreeing with the thread: {agree} of {compared}"
+    );
+    if !study.notes.is_empty() {
+        let _ = writeln!(s, "\n{}", study.notes.trim());
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directions() {
+        assert_eq!(direction(-10.0, Better::Lower, true), Direction::Better);
+        assert_eq!(direction(10.0, Better::Lower, true), Direction::Worse);
+        assert_eq!(direction(10.0, Better::Higher, true), Direction::Better);
+        assert_eq!(direction(0.5, Better::Higher, true), Direction::Unchanged);
+        assert_eq!(direction(30.0, Better::Higher, false), Direction::Unchanged);
+        assert_eq!(direction(30.0, Better::None, true), Direction::Up);
+    }
+}
