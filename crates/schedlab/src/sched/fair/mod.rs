@@ -6,7 +6,9 @@
 //! - `entity`: enqueue/dequeue/set_next/put_prev of one entity, update_curr, delayed dequeue
 //! - `class`: the task-level hooks the core calls (enqueue_task_fair, pick, preemption, …)
 //! - `reweight`: nice and policy changes (§2.16)
+//! - `balance`: load balancing (spec placement §3)
 
+pub mod balance;
 pub mod class;
 pub mod eevdf;
 pub mod entity;
