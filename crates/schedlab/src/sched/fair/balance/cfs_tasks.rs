@@ -49,24 +49,30 @@ impl Sched {
         self.account_cfs_task_enqueue(cpu, p);
     }
 
-    /// Invariant: each CPU's lists hold exactly the fair tasks queued on it, once each.
+    /// Invariant: each CPU's lists hold exactly the fair tasks queued on it, once each
+    /// (as many as its root cfs_rq's h_nr_queued, every one queued there, no repeats).
     pub(crate) fn check_cfs_tasks(&self, errors: &mut Vec<String>) {
-        let mut seen = vec![usize::MAX; self.tasks.len()];
+        let mut seen = vec![0u64; self.tasks.len().div_ceil(64)];
         for (cpu, rq) in self.rqs.iter().enumerate() {
+            let mut n = 0;
             for &p in rq.lb.cfs_tasks.iter().chain(&rq.lb.cfs_idle_tasks) {
-                if seen[p] != usize::MAX {
+                n += 1;
+                let (w, b) = (p / 64, 1u64 << (p % 64));
+                if seen[w] & b != 0 {
                     errors.push(format!("task {p} on cfs_tasks twice (cpu {cpu})"));
                 }
-                seen[p] = cpu;
+                seen[w] |= b;
+                let e = &self.entities[self.tasks[p].se as usize];
+                if !e.on_rq || self.cfs_rqs[e.cfs_rq].cpu != cpu {
+                    errors.push(format!(
+                        "task {p} on cfs_tasks of cpu {cpu} but not queued there"
+                    ));
+                }
             }
-        }
-        for (p, t) in self.tasks.iter().enumerate() {
-            let e = &self.entities[t.se as usize];
-            let queued_on = e.on_rq.then(|| self.cfs_rqs[e.cfs_rq].cpu);
-            let listed_on = (seen[p] != usize::MAX).then_some(seen[p]);
-            if queued_on != listed_on {
+            let queued = self.cfs_rqs[rq.cfs].h_nr_queued;
+            if n != queued {
                 errors.push(format!(
-                    "task {p}: queued on {queued_on:?} but on cfs_tasks of {listed_on:?}"
+                    "cpu {cpu}: {n} tasks on cfs_tasks, h_nr_queued {queued}"
                 ));
             }
         }
