@@ -2,16 +2,22 @@
 
 use crate::cli_error::CliError;
 use clap::Args;
-use schedlab::experiment::bench::on_machine;
+use schedlab::experiment::bench::{on_machine, preset, run_preset};
 use schedlab::sched::cpufreq_schedutil::Governor;
 use schedlab::InputError;
 use std::io::Write;
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Simulated seconds to run (8 hogs + 8 periodic tasks per CPU).
-    #[arg(long, default_value_t = 60)]
-    secs: u64,
+    /// Simulated seconds to run (default: the scenario's, 60 for standard).
+    #[arg(long)]
+    secs: Option<u64>,
+    /// standard (8 pinned hogs + 8 pinned periodic tasks per CPU of --machine), epyc
+    /// (1,000 hogs + 1,000 periodic tasks on epyc-9654-2s, 10 s) or power10 (10,000
+    /// periodic tasks on power10-240c-smt8, 1 s); epyc and power10 leave placement and
+    /// spreading to the scheduler.
+    #[arg(long, default_value = "standard")]
+    scenario: String,
     /// Machine preset; `smp-dvfs:8` exercises schedutil and the energy meter.
     #[arg(short, long, default_value = "smp:8")]
     machine: String,
@@ -21,7 +27,9 @@ pub struct BenchArgs {
 }
 
 pub fn bench(args: BenchArgs) -> Result<(), CliError> {
-    if args.secs == 0 || args.secs > 3600 {
+    let p = preset(&args.scenario)?;
+    let secs = args.secs.unwrap_or(p.secs);
+    if secs == 0 || secs > 3600 {
         return Err(InputError::new("--secs", "must be between 1 and 3600")
             .with_fix("e.g. --secs 60")
             .into());
@@ -30,22 +38,36 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         InputError::new("--governor", m)
             .with_fix("use schedutil, performance, powersave or fixed:MHZ")
     })?;
-    let r = on_machine(args.secs, &args.machine, governor)?;
+    let (r, machine) = if p.name == "standard" {
+        (
+            on_machine(secs, &args.machine, governor)?,
+            args.machine.clone(),
+        )
+    } else {
+        (run_preset(&p, secs, governor)?, p.machine.to_string())
+    };
     let wall = r.sim.wall_s.max(1e-9);
     let sim_s = r.sim.time_ns as f64 / 1e9;
+    let hogs = r
+        .tasks
+        .iter()
+        .filter(|t| t.comm.starts_with("hog-"))
+        .count();
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "bench: {}, {} hogs + {} periodic tasks, governor {}, {} s simulated",
-        args.machine,
-        r.tasks.len() / 2,
-        r.tasks.len() / 2,
+        "bench {}: {}, {} hogs + {} periodic tasks, governor {}, {} s simulated",
+        p.name,
+        machine,
+        hogs,
+        r.tasks.len() - hogs,
         args.governor,
-        args.secs
+        secs
     )?;
     writeln!(out, "{:>16}  events", r.sim.events)?;
     writeln!(out, "{:>16.3}  wall seconds", r.sim.wall_s)?;
     writeln!(out, "{:>16.0}  events/s", r.sim.events as f64 / wall)?;
     writeln!(out, "{:>16.2}  simulated/wall", sim_s / wall)?;
+    writeln!(out, "{:>16}  cpu-migrations", r.perf.cpu_migrations)?;
     Ok(())
 }

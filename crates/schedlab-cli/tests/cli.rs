@@ -136,6 +136,8 @@ fn bench_reports_speed() {
         assert!(out.contains(k), "{k} missing from\n{out}");
     }
     expect_input_error(&schedlab(&["bench", "--secs", "0"]));
+    let err = expect_input_error(&schedlab(&["bench", "--scenario", "nope"]));
+    assert!(err.contains("epyc"), "{err}");
 }
 
 // ---- input errors: exit 2, one clear line ----

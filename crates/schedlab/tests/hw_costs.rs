@@ -15,7 +15,11 @@ fn run_on(shape: &Shape, tasks: Vec<TaskSpec>) -> RunResult {
         tasks,
         ..Workload::default()
     };
-    let sim = prepare_on(&sc, shape.build(), wl).unwrap();
+    // These tests price SMT sharing and migration penalties exactly; the balancer's own
+    // CPU time (sched_lb_per_cpu_ns) is priced in balance.rs.
+    let mut machine = shape.build();
+    machine.costs.sched_lb_per_cpu_ns = 0;
+    let sim = prepare_on(&sc, machine, wl).unwrap();
     let r = execute(&sc, sim, Some(1));
     assert_eq!(
         r.sim.invariant_violations, 0,

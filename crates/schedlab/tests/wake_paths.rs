@@ -26,7 +26,6 @@ fn eas_sim() -> schedlab::engine::sim::Simulation {
 }
 
 #[test]
-#[ignore = "TEMP: needs idle CPUs' blocked util aged (nohz balance)"]
 fn eas_puts_a_small_periodic_task_on_a_little_cpu() {
     let mut s = eas_sim();
     assert!(s.sched.sched_energy_enabled());
@@ -41,7 +40,6 @@ fn eas_puts_a_small_periodic_task_on_a_little_cpu() {
 }
 
 #[test]
-#[ignore = "TEMP: needs idle CPUs' blocked util aged (nohz balance)"]
 fn overutilized_root_domain_stands_eas_down() {
     let mut s = eas_sim();
     s.run_until(1_000 * MS);
@@ -63,21 +61,29 @@ fn overutilized_root_domain_stands_eas_down() {
 }
 
 #[test]
-#[ignore = "TEMP: needs idle CPUs' blocked util aged (nohz balance)"]
 fn eas_sends_a_big_task_to_a_cpu_it_fits() {
     let mut s = eas_sim();
     s.run_until(500 * MS);
     let p = 0;
     let se = s.sched.tasks[p].se as usize;
-    // util 300 fits neither little (124) nor its 80% margin; mid (427) fits 300.
-    s.sched.entities[se].avg.util_avg = 300;
-    s.sched.rd.overutilized = false;
     let prev = s.sched.tasks[p].cpu;
+    let root = s.sched.rqs[prev].cfs;
+    // Give the sleeping task a util, and its CPU the blocked util that goes with it (as
+    // PELT would have it), so the two stay consistent.
+    let set_util = |s: &mut schedlab::engine::sim::Simulation, u: u64| {
+        let old = s.sched.entities[se].avg.util_avg;
+        s.sched.entities[se].avg.util_avg = u;
+        s.sched.entities[se].avg.util_est = 0;
+        let rq = &mut s.sched.cfs_rqs[root].avg;
+        rq.util_avg = (rq.util_avg + u).saturating_sub(old);
+    };
+    // util 300 fits neither little (124) nor its 80% margin; mid (427) fits 300.
+    set_util(&mut s, 300);
+    s.sched.rd.overutilized = false;
     let cpu = s.sched.select_task_rq_fair(p, prev, wf::TTWU, prev);
     assert!((4..8).contains(&cpu), "a mid or big CPU, got {cpu}");
     // A tiny util goes where it is cheapest: a little CPU at its lowest OPP.
-    s.sched.entities[se].avg.util_avg = 10;
-    s.sched.entities[se].avg.util_est = 0;
+    set_util(&mut s, 10);
     let cpu = s.sched.select_task_rq_fair(p, prev, wf::TTWU, prev);
     assert!(cpu < 4, "little CPU for util 10, got {cpu}");
 }

@@ -28,6 +28,10 @@ pub enum Event {
     HrTick(CpuId),
     /// A governor's frequency decision for a frequency domain takes effect.
     FreqChange(usize),
+    /// The stopper on `cpu` runs active_load_balance_cpu_stop (spec placement §3.8).
+    Stopper(CpuId),
+    /// A NOHZ idle-balance kick (IPI) reaches `cpu` (spec placement §3.9).
+    NohzKick(CpuId),
 }
 
 /// The per-CPU timers, one slot each.
@@ -36,9 +40,11 @@ pub enum CpuTimer {
     Work = 0,
     Tick = 1,
     HrTick = 2,
+    Stopper = 3,
+    NohzKick = 4,
 }
 
-const NR_CPU_TIMERS: usize = 3;
+const NR_CPU_TIMERS: usize = 5;
 
 impl CpuTimer {
     fn event(slot: usize) -> Event {
@@ -46,7 +52,9 @@ impl CpuTimer {
         match slot % NR_CPU_TIMERS {
             0 => Event::WorkDone(cpu),
             1 => Event::Tick(cpu),
-            _ => Event::HrTick(cpu),
+            2 => Event::HrTick(cpu),
+            3 => Event::Stopper(cpu),
+            _ => Event::NohzKick(cpu),
         }
     }
 }
@@ -171,6 +179,8 @@ impl EventBits {
             Event::Tick(c) => EventBits(4, c as u32, 0),
             Event::HrTick(c) => EventBits(5, c as u32, 0),
             Event::FreqChange(d) => EventBits(6, d as u32, 0),
+            Event::Stopper(c) => EventBits(7, c as u32, 0),
+            Event::NohzKick(c) => EventBits(8, c as u32, 0),
         }
     }
 
@@ -183,7 +193,9 @@ impl EventBits {
             3 => Event::WorkDone(a),
             4 => Event::Tick(a),
             5 => Event::HrTick(a),
-            _ => Event::FreqChange(a),
+            6 => Event::FreqChange(a),
+            7 => Event::Stopper(a),
+            _ => Event::NohzKick(a),
         }
     }
 }

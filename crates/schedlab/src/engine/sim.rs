@@ -141,6 +141,8 @@ impl Simulation {
             Event::Tick(cpu) => s.sched_tick(cpu),
             Event::HrTick(cpu) => s.hrtick(cpu),
             Event::FreqChange(d) => s.apply_freq_change(d),
+            Event::Stopper(cpu) => s.active_load_balance_cpu_stop(cpu),
+            Event::NohzKick(cpu) => s.nohz_csd_func(cpu),
         }
     }
 }

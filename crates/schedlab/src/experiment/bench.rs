@@ -12,9 +12,19 @@ use crate::workload::program::TimerSpec;
 use crate::workload::{Op, Policy, TaskSpec, TimerMode, Workload};
 
 /// `hogs` always-running tasks (nice -5..=5) plus `periodic` tasks that run 0.5 ms every
-/// 16 ms on their own absolute timers, pinned round-robin over `nr_cpus` CPUs (there is
-/// no load balancing yet to spread them).
+/// 16 ms on their own absolute timers, pinned round-robin over `nr_cpus` CPUs.
 pub fn mixed_workload(hogs: usize, periodic: usize, nr_cpus: usize) -> Workload {
+    task_mix(hogs, periodic, Some(nr_cpus))
+}
+
+/// The same mix with no affinity: placement and the load balancer decide where tasks run.
+pub fn free_workload(hogs: usize, periodic: usize) -> Workload {
+    task_mix(hogs, periodic, None)
+}
+
+/// The benchmark task mix, pinned round-robin over `pin_over` CPUs or free.
+fn task_mix(hogs: usize, periodic: usize, pin_over: Option<usize>) -> Workload {
+    let pin = |i: usize| pin_over.map(|n| vec![i % n]);
     let mut w = Workload::default();
     for i in 0..hogs {
         w.tasks.push(TaskSpec {
@@ -23,7 +33,7 @@ pub fn mixed_workload(hogs: usize, periodic: usize, nr_cpus: usize) -> Workload 
             nice: (i % 11) as i32 - 5,
             slice_ns: None,
             uclamp: Default::default(),
-            cpus: Some(vec![i % nr_cpus]),
+            cpus: pin(i),
             delay_ns: 0,
             program: vec![
                 Op::LoopBegin { count: None },
@@ -44,7 +54,7 @@ pub fn mixed_workload(hogs: usize, periodic: usize, nr_cpus: usize) -> Workload 
             nice: 0,
             slice_ns: None,
             uclamp: Default::default(),
-            cpus: Some(vec![i % nr_cpus]),
+            cpus: pin(i),
             delay_ns: (i as Ns * 250_000) % (16 * NSEC_PER_MSEC),
             program: vec![
                 Op::LoopBegin { count: None },
@@ -79,5 +89,75 @@ pub fn on_machine(secs: u64, machine: &str, governor: Governor) -> Result<RunRes
     };
     let n = machine_from_name(machine)?.nr_cpus();
     let sim = prepare(&sc, mixed_workload(8 * n, 8 * n, n))?;
+    Ok(execute(&sc, sim, None))
+}
+
+/// A named benchmark scenario (`schedlab bench --scenario NAME`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preset {
+    pub name: &'static str,
+    pub machine: &'static str,
+    pub hogs: usize,
+    pub periodic: usize,
+    pub secs: u64,
+    /// Tasks pinned round-robin (standard) or free for the load balancer (the others).
+    pub pinned: bool,
+}
+
+/// The presets: `standard` (8 hogs + 8 periodic per CPU of the chosen machine, pinned),
+/// `epyc` (1,000 hogs + 1,000 periodic tasks on epyc-9654-2s, 10 s) and `power10`
+/// (10,000 periodic tasks on power10-240c-smt8, 1 s), both unpinned so load balancing
+/// does the spreading.
+pub fn preset(name: &str) -> Result<Preset, InputError> {
+    Ok(match name {
+        "standard" => Preset {
+            name: "standard",
+            machine: "smp:8",
+            hogs: 0,
+            periodic: 0,
+            secs: 60,
+            pinned: true,
+        },
+        "epyc" => Preset {
+            name: "epyc",
+            machine: "epyc-9654-2s",
+            hogs: 1000,
+            periodic: 1000,
+            secs: 10,
+            pinned: false,
+        },
+        "power10" => Preset {
+            name: "power10",
+            machine: "power10-240c-smt8",
+            hogs: 0,
+            periodic: 10_000,
+            secs: 1,
+            pinned: false,
+        },
+        other => {
+            return Err(InputError::new(
+                "--scenario",
+                format!("unknown benchmark scenario '{other}'"),
+            )
+            .with_fix("use standard, epyc or power10"))
+        }
+    })
+}
+
+/// Run a non-standard preset for `secs` simulated seconds.
+pub fn run_preset(p: &Preset, secs: u64, governor: Governor) -> Result<RunResult, InputError> {
+    let sc = Scenario {
+        machine: p.machine.into(),
+        duration_ns: Some(secs * NSEC_PER_SEC),
+        governor,
+        ..Scenario::default()
+    };
+    let wl = if p.pinned {
+        let n = machine_from_name(p.machine)?.nr_cpus();
+        mixed_workload(p.hogs, p.periodic, n)
+    } else {
+        free_workload(p.hogs, p.periodic)
+    };
+    let sim = prepare(&sc, wl)?;
     Ok(execute(&sc, sim, None))
 }

@@ -91,6 +91,7 @@ pub fn prepare_on(
     .map_err(|e| InputError::new("workload", e))?;
     sim.sched.cfg.pelt_lshift = lshift;
     sim.sched.work_noise = scenario.noise.work_noise(scenario.seed);
+    sim.sched.lb.seed(scenario.seed);
     sim.sched.cpufreq_init(scenario.governor);
     scenario.sysctl.apply(&mut sim.sched);
     Ok(sim)

@@ -24,6 +24,9 @@ pub struct RootDomain {
     pub overutilized_reads: u64,
     pub overutilized_writes: u64,
     pub overutilized_line_misses: u64,
+    // load balancing (spec placement §3)
+    /// rd->overloaded (spec placement §1.8).
+    pub overloaded: bool,
     /// The CPU that last wrote the line, and which CPUs have read it since.
     last_writer: Option<CpuId>,
     fresh_readers: Vec<bool>,
@@ -48,6 +51,20 @@ impl RootDomain {
         self.last_writer = Some(cpu);
         self.fresh_readers.iter_mut().for_each(|r| *r = false);
     }
+}
+
+/// capacity_of from its parts, for callers that hold another borrow of `Sched`
+/// (update_group_capacity while the domains are borrowed mutably).
+pub(crate) fn rq_capacity(machine: &crate::machine::Machine, rq: &super::Rq) -> u64 {
+    let max = machine
+        .arch_scale_cpu_capacity(rq.cpu)
+        .saturating_sub(rq.avg_hw.load_avg);
+    let irq = rq.avg_irq.util_avg;
+    let used = rq.avg_rt.util_avg + rq.avg_dl.util_avg;
+    if irq >= max || used >= max {
+        return 1;
+    }
+    ((max - used) * (max - irq) / max).max(1)
 }
 
 impl Sched {
@@ -80,14 +97,7 @@ impl Sched {
     /// capacity_of(cpu) = rq->cpu_capacity: actual capacity less RT/DL/IRQ use
     /// (spec fair §6.1), computed when read rather than at balance time.
     pub fn capacity_of(&self, cpu: CpuId) -> u64 {
-        let max = self.get_actual_cpu_capacity(cpu);
-        let rq = &self.rqs[cpu];
-        let irq = rq.avg_irq.util_avg;
-        let used = rq.avg_rt.util_avg + rq.avg_dl.util_avg;
-        if irq >= max || used >= max {
-            return 1;
-        }
-        ((max - used) * (max - irq) / max).max(1)
+        rq_capacity(&self.machine, &self.rqs[cpu])
     }
 
     /// util_fits_cpu → 1 (fits), 0 (does not), −1 (fits but misses uclamp_min)

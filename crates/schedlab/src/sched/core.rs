@@ -44,6 +44,7 @@ impl Sched {
                 sched_overhead_ns: 0,
                 uclamp: Default::default(),
                 meter: Default::default(),
+                lb: Default::default(),
             })
             .collect();
         let sd = super::topology::build_sched_domains(&machine);
@@ -80,6 +81,7 @@ impl Sched {
             invariant_messages: Vec::new(),
             switch_log: None,
             util_est_log: None,
+            lb: Default::default(),
         };
         s.build_smt_siblings();
         s.cfg.eas_capable = s.machine_eas_capable();
@@ -88,6 +90,7 @@ impl Sched {
             .collect();
         s.cpufreq_init(Default::default());
         s.meter_init();
+        s.balance_init();
         s
     }
 
@@ -393,6 +396,7 @@ impl Sched {
         }
         let next = self.pick_next_task_fair(cpu, prev);
         if next == prev {
+            self.flush_balance_cost(cpu);
             return;
         }
         // A real switch: the slice timer starts over for the next task.
@@ -411,6 +415,7 @@ impl Sched {
             t.perf_switches += 1;
         }
         self.context_switch(cpu, prev, next);
+        self.flush_balance_cost(cpu);
     }
 
     /// context_switch: settle prev's progress, start next's (after the switch cost), and
@@ -440,6 +445,8 @@ impl Sched {
         } else if let Some(since) = self.rqs[cpu].idle_since.take() {
             self.rqs[cpu].idle_ns += now - since;
             self.meter_idle_period(cpu, now - since);
+            // put_prev_task_idle (spec placement §3.10).
+            self.update_rq_avg_idle(cpu);
         }
         self.rqs[cpu].curr = next;
         match next {
@@ -472,6 +479,8 @@ impl Sched {
             None => {
                 self.rqs[cpu].idle_since = Some(now);
                 self.rqs[cpu].idle_calls += 1;
+                // The idle loop stops the tick (spec placement §3.9).
+                self.nohz_balance_enter_idle(cpu);
                 self.events.cancel(cpu, CpuTimer::HrTick);
                 self.events.cancel(cpu, CpuTimer::Work);
                 // pick_next_task_idle → update_idle_core (spec placement §2.7).
@@ -614,9 +623,8 @@ impl Sched {
             self.resched_curr(cpu);
         }
         self.task_tick_fair(cpu, false);
-        // The periodic balance softirq ages blocked load (spec fair §3.9); modelled as
-        // running at every tick of a busy CPU.
-        self.update_blocked_averages(cpu);
+        // Periodic and NOHZ balancing; the softirq also ages blocked load (placement §3.1).
+        self.sched_balance_trigger(cpu);
         if self.rqs[cpu].need_resched {
             self.resched_now.push(cpu);
         }

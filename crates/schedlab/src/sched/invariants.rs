@@ -25,6 +25,7 @@ impl Sched {
         }
         self.check_tasks(&mut errors);
         self.check_pelt(&mut errors);
+        self.check_cfs_tasks(&mut errors);
         for e in errors {
             self.violation(e);
         }

@@ -223,6 +223,8 @@ pub struct Rq {
     pub sched_overhead_ns: Ns,
     pub uclamp: UclampRq,
     pub meter: PowerMeter,
+    // load balancing (spec placement §3)
+    pub lb: super::fair::balance::RqBalance,
 }
 
 /// Simulation-wide knobs the kernel model reads.
@@ -295,6 +297,8 @@ pub struct Sched {
     pub switch_log: Option<Vec<SwitchRecord>>,
     /// Optional probe: every util_est update at a sleep (sched_util_est_se). Observation only.
     pub util_est_log: Option<Vec<UtilEstRecord>>,
+    // load balancing (spec placement §3)
+    pub lb: super::fair::balance::SchedBalance,
 }
 
 /// One util_est_update as a probe sees it: the inputs and the field before and after.

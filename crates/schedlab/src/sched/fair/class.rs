@@ -77,6 +77,10 @@ impl Sched {
             cur = self.entities[e as usize].parent;
         }
         self.rqs[cpu].nr_running += 1;
+        // add_nr_running: a second runnable task overloads the root domain (placement §1.8).
+        if self.rqs[cpu].nr_running == 2 {
+            self.set_rd_overloaded(true);
+        }
         // A new task's first enqueue does not count (spec fair §3.11, §6.4).
         if flags & enqueue::WAKEUP != 0 {
             self.check_update_overutilized_status(cpu);
@@ -150,9 +154,17 @@ impl Sched {
     /// entities that come up are dequeued for good and the pick restarts.
     pub fn pick_next_task_fair(&mut self, cpu: CpuId, prev: Option<TaskId>) -> Option<TaskId> {
         let root = self.rqs[cpu].cfs;
+        let mut newidle_done = false;
         let next = 'again: loop {
             let mut cfs = root;
             if self.cfs_rqs[cfs].nr_queued == 0 {
+                // idle: sched_balance_newidle, and pick again if it pulled (placement §3.10).
+                if !newidle_done {
+                    newidle_done = true;
+                    if self.sched_balance_newidle(cpu) > 0 {
+                        continue 'again;
+                    }
+                }
                 break None;
             }
             loop {
@@ -209,6 +221,11 @@ impl Sched {
             let cfs = self.entities[e as usize].cfs_rq;
             self.set_next_entity(cfs, e, first);
             cur = self.entities[e as usize].parent;
+        }
+        // Move the next running task to the front of cfs_tasks (MRU; spec placement §3.8).
+        if self.entities[self.tasks[p].se as usize].on_rq {
+            let cpu = self.tasks[p].cpu;
+            self.cfs_task_move_to_head(cpu, p);
         }
     }
 
@@ -358,6 +375,7 @@ impl Sched {
             }
             cur = self.entities[e as usize].parent;
         }
+        self.update_misfit_status(Some(curr), cpu);
         self.check_update_overutilized_status(cpu);
     }
 

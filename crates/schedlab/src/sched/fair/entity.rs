@@ -76,6 +76,10 @@ impl Sched {
             self.__enqueue_entity(cfs, se);
         }
         self.entities[se as usize].on_rq = true;
+        if let Some(p) = self.entities[se as usize].task {
+            let cpu = self.cfs_rqs[cfs].cpu;
+            self.account_cfs_task_enqueue(cpu, p);
+        }
     }
 
     /// dequeue_entity (spec fair §2.12). Returns false when the dequeue is delayed.
@@ -110,6 +114,10 @@ impl Sched {
         }
         let w = self.entities[se as usize].load.weight;
         self.entities[se as usize].on_rq = false;
+        if let Some(p) = self.entities[se as usize].task {
+            let cpu = self.cfs_rqs[cfs].cpu;
+            self.account_cfs_task_dequeue(cpu, p);
+        }
         let rq = &mut self.cfs_rqs[cfs];
         rq.load.weight -= w;
         rq.load.inv_weight = 0;

@@ -6,13 +6,13 @@
 //! - `entity`: enqueue/dequeue/set_next/put_prev of one entity, update_curr, delayed dequeue
 //! - `class`: the task-level hooks the core calls (enqueue_task_fair, pick, preemption, …)
 //! - `placement`: wake-up, fork and exec CPU selection (placement §2, fair §6.6)
-//! - `group_classify`: group types shared by placement and load balancing
 //! - `reweight`: nice and policy changes (§2.16)
+//! - `balance`: load balancing (spec placement §3)
 
+pub mod balance;
 pub mod class;
 pub mod eevdf;
 pub mod entity;
-pub mod group_classify;
 pub mod load_avg;
 pub mod placement;
 pub mod reweight;

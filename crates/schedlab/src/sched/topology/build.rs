@@ -232,6 +232,8 @@ impl Builder<'_> {
             nohz_idle: false,
             imb_numa_nr: 0,
             shared,
+            nr_balance_failed: 0,
+            newidle_stamp: 0,
         });
         self.out.domains.len() - 1
     }

@@ -102,6 +102,11 @@ pub struct SchedDomain {
     pub nohz_idle: bool,
     pub imb_numa_nr: u32,
     pub shared: Option<SharedId>,
+    // load balancing (spec placement §3)
+    /// sd->nr_balance_failed (§3.4).
+    pub nr_balance_failed: u32,
+    /// Start of the current newidle statistics window, ns (NI_RATE, §3.10).
+    pub newidle_stamp: u64,
 }
 
 /// struct sched_group (spec placement §1.4). Shared by every domain copy that has it.

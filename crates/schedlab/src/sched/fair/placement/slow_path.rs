@@ -2,23 +2,11 @@
 //! find_idlest_*; spec placement §2.9).
 
 use crate::machine::CpuId;
-use crate::sched::fair::group_classify::{
-    adjust_numa_imbalance, group_classify, GroupCounts, GroupType,
-};
+use crate::sched::fair::balance::classify::{group_classify, GroupType, SgLbStats};
+use crate::sched::fair::balance::imbalance::adjust_numa_imbalance;
 use crate::sched::topology::{DomainId, GroupId, SdFlags};
 use crate::sched::{Sched, TaskId};
 use crate::time::Ns;
-
-/// update_sg_wakeup_stats' result: a group as it would be without p.
-#[derive(Debug, Clone, Copy, Default)]
-struct WakeupGroupStats {
-    counts: GroupCounts,
-    group_load: u64,
-    idle_cpus: u64,
-    group_type: GroupType,
-    avg_load: u64,
-    max_capacity: u64,
-}
 
 impl Sched {
     /// task_running_on_cpu: p is queued on `cpu` and so counts in its statistics.
@@ -65,13 +53,13 @@ impl Sched {
     }
 
     /// update_sg_wakeup_stats: the group's statistics without p (spec placement §2.9).
-    fn update_sg_wakeup_stats(&mut self, sd: DomainId, sg: GroupId, p: TaskId) -> WakeupGroupStats {
+    fn update_sg_wakeup_stats(&mut self, sd: DomainId, sg: GroupId, p: TaskId) -> SgLbStats {
         let asym = self.sd.domains[sd]
             .flags
             .contains(SdFlags::ASYM_CPUCAPACITY);
-        let mut s = WakeupGroupStats::default();
+        let mut s = SgLbStats::default();
         if asym {
-            s.counts.group_misfit_task_load = 1;
+            s.group_misfit_task_load = 1;
         }
         let span = self.sd.group_span(sg).clone();
         for i in span.iter() {
@@ -80,34 +68,37 @@ impl Sched {
             }
             self.placement_visits += 1;
             s.group_load += self.cpu_load_without(i, p);
-            s.counts.group_util += self.cpu_util_without(i, p);
-            s.counts.group_runnable += self.cpu_runnable_without(i, p);
-            let local = self.task_running_on_cpu(i, p) as u64;
-            let nr_running = self.rqs[i].nr_running as u64 - local;
-            s.counts.sum_nr_running += nr_running;
+            s.group_util += self.cpu_util_without(i, p);
+            s.group_runnable += self.cpu_runnable_without(i, p);
+            let local = self.task_running_on_cpu(i, p) as u32;
+            let cfs = &self.cfs_rqs[self.rqs[i].cfs];
+            s.sum_h_nr_running += cfs.h_nr_runnable - local.min(cfs.h_nr_runnable);
+            let nr_running = self.rqs[i].nr_running - local;
+            s.sum_nr_running += nr_running;
             if nr_running == 0 && self.idle_cpu_without(i, p) {
                 s.idle_cpus += 1;
             }
-            if asym && s.counts.group_misfit_task_load != 0 && self.task_fits_cpu(p, i) {
-                s.counts.group_misfit_task_load = 0;
+            if asym && s.group_misfit_task_load != 0 && self.task_fits_cpu(p, i) {
+                s.group_misfit_task_load = 0;
             }
         }
         let g = &self.sd.groups[sg];
         let sgc = &self.sd.sgc[g.sgc];
-        s.counts.group_capacity = sgc.capacity;
-        s.counts.group_weight = g.group_weight as u64;
+        s.group_capacity = sgc.capacity;
+        s.group_weight = g.group_weight;
         s.max_capacity = sgc.max_capacity;
+        s.min_capacity = sgc.min_capacity;
         let pct = self.sd.domains[sd].imbalance_pct as u64;
         let eas = self.sched_energy_enabled();
-        s.group_type = group_classify(pct, eas, &s.counts);
+        s.group_type = group_classify(pct, &s, eas);
         if matches!(s.group_type, GroupType::FullyBusy | GroupType::Overloaded) {
-            s.avg_load = s.group_load * 1024 / s.counts.group_capacity.max(1);
+            s.avg_load = s.group_load * 1024 / s.group_capacity.max(1);
         }
         s
     }
 
     /// update_pick_idlest: whether `sgs` beats the idlest group so far.
-    fn update_pick_idlest(idlest: &WakeupGroupStats, sgs: &WakeupGroupStats) -> bool {
+    fn update_pick_idlest(idlest: &SgLbStats, sgs: &SgLbStats) -> bool {
         if sgs.group_type != idlest.group_type {
             return sgs.group_type < idlest.group_type;
         }
@@ -116,8 +107,7 @@ impl Sched {
             GroupType::MisfitTask => sgs.max_capacity > idlest.max_capacity,
             GroupType::HasSpare => {
                 sgs.idle_cpus > idlest.idle_cpus
-                    || (sgs.idle_cpus == idlest.idle_cpus
-                        && sgs.counts.group_util < idlest.counts.group_util)
+                    || (sgs.idle_cpus == idlest.idle_cpus && sgs.group_util < idlest.group_util)
             }
             // Not used in the slow path.
             _ => false,
@@ -132,8 +122,8 @@ impl Sched {
         this_cpu: CpuId,
     ) -> Option<GroupId> {
         let groups: Vec<GroupId> = self.sd.groups_of(sd).collect();
-        let mut idlest: Option<(GroupId, WakeupGroupStats)> = None;
-        let mut local: Option<(GroupId, WakeupGroupStats)> = None;
+        let mut idlest: Option<(GroupId, SgLbStats)> = None;
+        let mut local: Option<(GroupId, SgLbStats)> = None;
         for sg in groups {
             let span = self.sd.group_span(sg);
             if !span.iter().any(|c| self.tasks[p].cpus_allowed[c]) {
@@ -179,9 +169,9 @@ impl Sched {
                         .iter()
                         .filter(|&c| self.tasks[p].cpus_allowed[c])
                         .count() as u64;
-                    let imb_numa_nr = allowed_local.min(dom.imb_numa_nr as u64);
-                    let imb = local.idle_cpus.abs_diff(idlest.idle_cpus);
-                    let dst_running = local.counts.sum_nr_running + 1;
+                    let imb_numa_nr = (allowed_local as u32).min(dom.imb_numa_nr);
+                    let imb = local.idle_cpus.abs_diff(idlest.idle_cpus) as i64;
+                    let dst_running = local.sum_nr_running + 1;
                     stay = adjust_numa_imbalance(imb, dst_running, imb_numa_nr) == 0;
                 }
                 stay || local.idle_cpus >= idlest.idle_cpus

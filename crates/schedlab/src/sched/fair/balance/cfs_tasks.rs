@@ -1,0 +1,80 @@
+//! rq->cfs_tasks: every queued fair task of a CPU in most-recently-used order, which
+//! detach_tasks walks from the tail (spec placement §3.8). With PRIO_LB (seed 002)
+//! SCHED_IDLE tasks live on a second list, rq->cfs_idle_tasks, walked only after the first.
+
+use crate::machine::CpuId;
+use crate::sched::features::Feature;
+use crate::sched::{Sched, TaskId};
+use std::collections::VecDeque;
+
+/// Remove `p` from `list`, searching from the tail (where detach_tasks works).
+fn list_del(list: &mut VecDeque<TaskId>, p: TaskId) -> bool {
+    match list.iter().position(|&t| t == p) {
+        Some(i) => {
+            list.remove(i);
+            true
+        }
+        None => false,
+    }
+}
+
+impl Sched {
+    /// Which list `p` belongs on: PRIO_LB's adjust_rq_cfs_tasks (seed 002).
+    fn cfs_tasks_list(&mut self, cpu: CpuId, p: TaskId) -> &mut VecDeque<TaskId> {
+        let idle = self.features.on(Feature::PRIO_LB) && self.tasks[p].is_idle_policy();
+        let lb = &mut self.rqs[cpu].lb;
+        if idle {
+            &mut lb.cfs_idle_tasks
+        } else {
+            &mut lb.cfs_tasks
+        }
+    }
+
+    /// account_entity_enqueue for a task: list_add at the head.
+    pub(crate) fn account_cfs_task_enqueue(&mut self, cpu: CpuId, p: TaskId) {
+        self.cfs_tasks_list(cpu, p).push_back(p);
+    }
+
+    /// account_entity_dequeue for a task: list_del.
+    pub(crate) fn account_cfs_task_dequeue(&mut self, cpu: CpuId, p: TaskId) {
+        let lb = &mut self.rqs[cpu].lb;
+        if !list_del(&mut lb.cfs_tasks, p) {
+            list_del(&mut lb.cfs_idle_tasks, p);
+        }
+    }
+
+    /// list_move to the head: the task was picked to run, or detach_tasks skipped it.
+    pub(crate) fn cfs_task_move_to_head(&mut self, cpu: CpuId, p: TaskId) {
+        self.account_cfs_task_dequeue(cpu, p);
+        self.account_cfs_task_enqueue(cpu, p);
+    }
+
+    /// Invariant: each CPU's lists hold exactly the fair tasks queued on it, once each
+    /// (as many as its root cfs_rq's h_nr_queued, every one queued there, no repeats).
+    pub(crate) fn check_cfs_tasks(&self, errors: &mut Vec<String>) {
+        let mut seen = vec![0u64; self.tasks.len().div_ceil(64)];
+        for (cpu, rq) in self.rqs.iter().enumerate() {
+            let mut n = 0;
+            for &p in rq.lb.cfs_tasks.iter().chain(&rq.lb.cfs_idle_tasks) {
+                n += 1;
+                let (w, b) = (p / 64, 1u64 << (p % 64));
+                if seen[w] & b != 0 {
+                    errors.push(format!("task {p} on cfs_tasks twice (cpu {cpu})"));
+                }
+                seen[w] |= b;
+                let e = &self.entities[self.tasks[p].se as usize];
+                if !e.on_rq || self.cfs_rqs[e.cfs_rq].cpu != cpu {
+                    errors.push(format!(
+                        "task {p} on cfs_tasks of cpu {cpu} but not queued there"
+                    ));
+                }
+            }
+            let queued = self.cfs_rqs[rq.cfs].h_nr_queued;
+            if n != queued {
+                errors.push(format!(
+                    "cpu {cpu}: {n} tasks on cfs_tasks, h_nr_queued {queued}"
+                ));
+            }
+        }
+    }
+}

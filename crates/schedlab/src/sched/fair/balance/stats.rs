@@ -1,0 +1,286 @@
+//! update_sg_lb_stats / update_sd_lb_stats / update_sd_pick_busiest, the root domain's
+//! overloaded and overutilized writes, and SIS_UTIL's update_idle_cpu_scan (spec placement
+//! §3.5, §1.8, §2.7).
+
+use super::classify::{group_classify, GroupType, SgLbStats};
+use super::imbalance::{find_src_group_decision, DecideCtx, SdLbStats};
+use super::lb::LbEnv;
+use super::{msecs_to_jiffies, CpuIdleType};
+use crate::machine::CpuId;
+use crate::sched::capacity::{capacity_greater, rq_capacity};
+use crate::sched::fair::util_est::UtilConsumer;
+use crate::sched::fair::wake_affine::nr_idle_scan_for;
+use crate::sched::features::Feature;
+use crate::sched::topology::{DomainId, GroupId, SdFlags};
+use crate::sched::Sched;
+
+impl Sched {
+    /// check_cpu_capacity: the CPU lost more than ~imbalance_pct of its capacity to
+    /// RT/IRQ/pressure (spec placement §1.4).
+    pub fn check_cpu_capacity(&self, cpu: CpuId, sd: DomainId) -> bool {
+        let pct = self.sd.domains[sd].imbalance_pct as u64;
+        self.capacity_of(cpu) * pct < self.machine.arch_scale_cpu_capacity(cpu) * 100
+    }
+
+    /// The util the balancer reads for a CPU: cpu_util_cfs, with seed 003's
+    /// util_est_faster boost when its `_lb` variant is on.
+    fn lb_cpu_util(&self, cpu: CpuId) -> u64 {
+        let cap = self.machine.arch_scale_cpu_capacity(cpu);
+        let faster = self.util_est_faster(cpu, UtilConsumer::Lb);
+        self.cpu_util_cfs(cpu).max(faster.min(cap))
+    }
+
+    /// update_sg_lb_stats over `group ∩ env.cpus` (spec placement §3.5 step 2).
+    fn update_sg_lb_stats(
+        &self,
+        env: &LbEnv,
+        group: GroupId,
+        local: bool,
+        sg_overloaded: &mut bool,
+        sg_overutilized: &mut bool,
+    ) -> (SgLbStats, u64) {
+        let sd = &self.sd.domains[env.sd];
+        let asym = sd.flags.contains(SdFlags::ASYM_CPUCAPACITY);
+        let sg = &self.sd.groups[group];
+        let sgc = &self.sd.sgc[sg.sgc];
+        let mut sgs = SgLbStats::default();
+        let mut examined = 0;
+        for i in self.sd.group_span(group).iter() {
+            if !env.cpus.contains(i) {
+                continue;
+            }
+            examined += 1;
+            let rq = &self.rqs[i];
+            let cfs = &self.cfs_rqs[rq.cfs];
+            let load = cfs.avg.load_avg;
+            sgs.group_load += load;
+            sgs.group_util += self.lb_cpu_util(i);
+            sgs.group_runnable += cfs.avg.runnable_avg;
+            sgs.sum_h_nr_running += cfs.h_nr_runnable;
+            let nr_running = rq.nr_running;
+            sgs.sum_nr_running += nr_running;
+            if self.cpu_overutilized(i) {
+                sgs.group_overutilized = true;
+                *sg_overutilized = true;
+            }
+            if nr_running == 0 && self.available_idle_cpu(i) {
+                sgs.idle_cpus += 1;
+                continue;
+            }
+            if nr_running > 1 {
+                *sg_overloaded = true;
+            }
+            if local {
+                continue;
+            }
+            if asym {
+                let misfit = rq.lb.misfit_task_load;
+                if misfit > 0 {
+                    *sg_overloaded = true;
+                    if capacity_greater(self.capacity_of(env.dst_cpu), sgc.max_capacity) {
+                        sgs.group_misfit_task_load = sgs.group_misfit_task_load.max(misfit);
+                    }
+                }
+            } else if env.idle.is_idle()
+                && cfs.h_nr_runnable == 1
+                && self.check_cpu_capacity(i, env.sd)
+            {
+                // sched_reduced_capacity: the "misfit" of a symmetric system.
+                sgs.group_misfit_task_load = sgs.group_misfit_task_load.max(load);
+            }
+        }
+        sgs.group_capacity = sgc.capacity;
+        sgs.group_weight = sg.group_weight;
+        sgs.cores = sg.cores;
+        sgs.smt = sg.flags.contains(SdFlags::SHARE_CPUCAPACITY);
+        sgs.prefer_sibling = sg.flags.contains(SdFlags::PREFER_SIBLING);
+        sgs.min_capacity = sgc.min_capacity;
+        sgs.max_capacity = sgc.max_capacity;
+        sgs.sgc_imbalance = sgc.imbalance;
+        if !local {
+            // No SD_ASYM_PACKING level is ever built, so group_asym_packing stays off.
+            sgs.group_smt_balance = env.idle.is_idle() && sgs.smt && sgs.sum_h_nr_running > 1;
+        }
+        let eas = self.sched_energy_enabled();
+        sgs.group_type = group_classify(sd.imbalance_pct as u64, &sgs, eas);
+        if sgs.group_type == GroupType::Overloaded {
+            sgs.avg_load = sgs.group_load * 1024 / sgs.group_capacity.max(1);
+        }
+        (sgs, examined)
+    }
+
+    /// update_sd_pick_busiest (spec placement §3.5.2): does `sgs` replace the busiest?
+    fn update_sd_pick_busiest(&self, env: &LbEnv, sds: &SdLbStats, sgs: &SgLbStats) -> bool {
+        let asym = self.sd.domains[env.sd]
+            .flags
+            .contains(SdFlags::ASYM_CPUCAPACITY);
+        let dst_cap = self.capacity_of(env.dst_cpu);
+        if sgs.sum_h_nr_running == 0 {
+            return false;
+        }
+        let dst_core_idle = !self.sd.sched_smt_present || self.is_core_idle(env.dst_cpu);
+        if asym
+            && sgs.group_type == GroupType::MisfitTask
+            && (sds.local.group_type != GroupType::HasSpare
+                || !capacity_greater(dst_cap, sgs.max_capacity)
+                || !dst_core_idle)
+        {
+            return false;
+        }
+        let busiest = &sds.busiest;
+        if sgs.group_type != busiest.group_type {
+            return sgs.group_type > busiest.group_type;
+        }
+        let has_spare_rule = |sgs: &SgLbStats| -> bool {
+            // smt_vs_nonsmt_groups: only against a real busiest group.
+            if sds.has_busiest && busiest.smt != sgs.smt {
+                return !(sgs.smt && sgs.sum_h_nr_running <= 1);
+            }
+            if sgs.idle_cpus > busiest.idle_cpus {
+                return false;
+            }
+            !(sgs.idle_cpus == busiest.idle_cpus && sgs.sum_nr_running <= busiest.sum_nr_running)
+        };
+        let fully_busy_rule = |sgs: &SgLbStats| -> bool {
+            if sgs.avg_load < busiest.avg_load {
+                return false;
+            }
+            !(sgs.avg_load == busiest.avg_load && busiest.smt)
+        };
+        let pick = match sgs.group_type {
+            GroupType::Overloaded => sgs.avg_load > busiest.avg_load,
+            GroupType::Imbalanced | GroupType::AsymPacking => false,
+            GroupType::MisfitTask => sgs.group_misfit_task_load > busiest.group_misfit_task_load,
+            GroupType::SmtBalance => {
+                if sgs.idle_cpus != 0 || busiest.idle_cpus != 0 {
+                    has_spare_rule(sgs)
+                } else {
+                    fully_busy_rule(sgs)
+                }
+            }
+            GroupType::FullyBusy => fully_busy_rule(sgs),
+            GroupType::HasSpare => has_spare_rule(sgs),
+        };
+        if !pick {
+            return false;
+        }
+        // Do not pull from bigger CPUs that are not overloaded.
+        !(asym
+            && sgs.group_type <= GroupType::FullyBusy
+            && capacity_greater(sgs.min_capacity, dst_cap))
+    }
+
+    /// update_sd_lb_stats (spec placement §3.5): statistics of every group of env.sd,
+    /// the local and busiest ones kept; writes the root domain's flags at the top level
+    /// and nr_idle_scan at the LLC level. Returns the busiest group.
+    pub(crate) fn update_sd_lb_stats(&mut self, env: &LbEnv) -> (SdLbStats, Option<GroupId>) {
+        let sd = env.sd;
+        let jiffies = self.jiffies();
+        let mut sds = SdLbStats {
+            busiest: SgLbStats {
+                idle_cpus: u32::MAX,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let mut busiest_group = None;
+        let (mut sg_overloaded, mut sg_overutilized) = (false, false);
+        let mut sum_util = 0;
+        let mut examined = 0;
+        let nr_groups = self.sd.nr_groups(sd);
+        for k in 0..nr_groups {
+            let group = self.sd.groups_of(sd).nth(k).expect("k < nr_groups");
+            let local = k == 0;
+            if local {
+                let sgc = self.sd.groups[group].sgc;
+                if env.idle != CpuIdleType::NewlyIdle || jiffies >= self.sd.sgc[sgc].next_update {
+                    self.update_local_group_capacity(sd, env.dst_cpu);
+                }
+            }
+            let (sgs, n) = self.update_sg_lb_stats(
+                env,
+                group,
+                local,
+                &mut sg_overloaded,
+                &mut sg_overutilized,
+            );
+            examined += n;
+            if local {
+                sds.local = sgs;
+            } else if self.update_sd_pick_busiest(env, &sds, &sgs) {
+                sds.busiest = sgs;
+                sds.has_busiest = true;
+                busiest_group = Some(group);
+            }
+            sds.total_load += sgs.group_load;
+            sds.total_capacity += sgs.group_capacity;
+            sum_util += sgs.group_util;
+        }
+        self.lb.counters.cpus_examined += examined;
+        self.lb.cost_acc += examined * self.machine.costs.sched_lb_per_cpu_ns;
+        sds.prefer_sibling = sds.has_busiest && sds.busiest.prefer_sibling;
+        if self.sd.domains[sd].parent.is_none() {
+            self.set_rd_overloaded(sg_overloaded);
+            self.set_rd_overutilized(env.dst_cpu, sg_overutilized);
+        } else if sg_overutilized {
+            self.set_rd_overutilized(env.dst_cpu, true);
+        }
+        self.update_idle_cpu_scan(env, sum_util);
+        (sds, busiest_group)
+    }
+
+    /// update_group_capacity for the local group, next update one balance interval on.
+    fn update_local_group_capacity(&mut self, sd: DomainId, cpu: CpuId) {
+        let ms = self.sd.domains[sd].balance_interval;
+        let next = self.jiffies()
+            + msecs_to_jiffies(ms, self.cfg.hz).clamp(1, self.lb.max_load_balance_interval);
+        let (machine, rqs) = (&self.machine, &self.rqs);
+        let capacity_of = |c: CpuId| rq_capacity(machine, &rqs[c]);
+        self.sd.update_group_capacity(sd, cpu, &capacity_of, next);
+    }
+
+    /// update_idle_cpu_scan (spec placement §2.7): the SIS_UTIL scan budget of the LLC,
+    /// written by periodic balancing at the LLC level only.
+    fn update_idle_cpu_scan(&mut self, env: &LbEnv, sum_util: u64) {
+        if !self.features.on(Feature::SIS_UTIL) || env.idle == CpuIdleType::NewlyIdle {
+            return;
+        }
+        let t = &self.sd.cpus[env.dst_cpu];
+        let d = &self.sd.domains[env.sd];
+        if d.span_weight != t.sd_llc_size {
+            return;
+        }
+        let Some(sh) = t.sd_llc_shared else {
+            return;
+        };
+        let nr = nr_idle_scan_for(sum_util, d.span_weight as u64, d.imbalance_pct as u64) as u32;
+        if self.sd.shared[sh].nr_idle_scan != nr {
+            self.sd.shared[sh].nr_idle_scan = nr;
+        }
+    }
+
+    /// sched_balance_find_src_group (spec placement §3.6): the busiest group if there is
+    /// an imbalance to fix; sets env.migration_type and env.imbalance.
+    pub(crate) fn sched_balance_find_src_group(&mut self, env: &mut LbEnv) -> Option<GroupId> {
+        let (mut sds, busiest) = self.update_sd_lb_stats(env);
+        env.imbalance = 0;
+        let busiest = busiest?;
+        let d = &self.sd.domains[env.sd];
+        let mut ctx = DecideCtx {
+            idle: env.idle,
+            imbalance_pct: d.imbalance_pct as u64,
+            share_llc: d.flags.contains(SdFlags::SHARE_LLC),
+            numa: d.flags.contains(SdFlags::NUMA),
+            asym_cpucapacity: d.flags.contains(SdFlags::ASYM_CPUCAPACITY),
+            imb_numa_nr: d.imb_numa_nr,
+            eas_balanced: false,
+        };
+        if sds.busiest.group_type != GroupType::MisfitTask && self.sched_energy_enabled() {
+            ctx.eas_balanced = !self.is_rd_overutilized(env.dst_cpu);
+        }
+        let (t, imb) = find_src_group_decision(&mut sds, &ctx)?;
+        env.migration_type = t;
+        env.imbalance = imb;
+        Some(busiest)
+    }
+}
