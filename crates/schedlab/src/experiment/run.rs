@@ -137,7 +137,8 @@ pub fn execute(
     mut sim: Simulation,
     invariant_every: Option<u64>,
 ) -> RunResult {
-    sim.set_invariant_every(invariant_every.unwrap_or(DEFAULT_INVARIANT_EVERY));
+    let every = invariant_every.unwrap_or_else(|| default_invariant_every(&sim));
+    sim.set_invariant_every(every);
     let started = Instant::now();
     let reason = sim.run();
     let wall_s = started.elapsed().as_secs_f64();
@@ -146,6 +147,14 @@ pub fn execute(
 
 /// Invariants are checked every this many events in normal runs.
 pub const DEFAULT_INVARIANT_EVERY: u64 = 1024;
+
+/// A full invariant check walks every task and CPU, so on big scenarios it runs less often:
+/// every max(1024, 16 × (tasks + CPUs)) events keeps its share of the run time bounded
+/// whatever the machine size.
+pub fn default_invariant_every(sim: &Simulation) -> u64 {
+    let size = (sim.sched.tasks.len() + sim.sched.machine.nr_cpus()) as u64;
+    DEFAULT_INVARIANT_EVERY.max(16 * size)
+}
 
 fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> RunResult {
     let s = &sim.sched;
