@@ -323,3 +323,41 @@ fn pinned_wakeups_never_leave_their_cpu() {
     let r = run(&sc, tasks);
     assert_eq!(r.tasks[0].nr_migrations, 0);
 }
+
+/// 8 cores in one LLC, clusters of 4 (CLS level): hogs on `busy`, the probe last on `prev`.
+fn cluster_state(busy: &[usize], prev: usize) -> (Simulation, TaskId) {
+    use schedlab::experiment::run::prepare_on;
+    let mut shape = schedlab::machine::build::Shape::flat("cls8", 8, 1);
+    shape.cores_per_cluster = 4;
+    let sc = scenario("smp:8", 1);
+    let mut tasks = vec![sleeper(prev, Policy::Normal)];
+    tasks.extend(busy.iter().map(|&c| pinned_hog(c, Policy::Normal)));
+    let mut s = prepare_on(&sc, shape.build(), workload_of(tasks)).unwrap();
+    s.set_invariant_every(1);
+    s.run_until(50 * MS);
+    s.sched.tasks[0].cpus_allowed = vec![true; 8];
+    s.sched.tasks[0].nr_cpus_allowed = 8;
+    assert!(s.sched.sd.sched_cluster_active);
+    (s, 0)
+}
+
+#[test]
+fn clusters_prefer_the_targets_cluster_over_an_idle_prev() {
+    // prev (5, other cluster) idle, target (1) busy: prev is only a late candidate; the
+    // scan looks in target's cluster first and finds 2.
+    let (mut s, p) = cluster_state(&[0, 1], 5);
+    s.sched.tasks[p].recent_used_cpu = 5;
+    open_scan_budget(&mut s);
+    assert_eq!(s.sched.select_idle_sibling(p, 5, 1), 2);
+    // Target's cluster all busy: the scan goes on from target + 1 and reaches prev's
+    // cluster; with no scan budget, prev comes back as the late candidate.
+    let (mut s, p) = cluster_state(&[0, 1, 2, 3, 4, 6, 7], 5);
+    s.sched.tasks[p].recent_used_cpu = 5;
+    for sh in &mut s.sched.sd.shared {
+        sh.nr_idle_scan = 0;
+    }
+    assert_eq!(s.sched.select_idle_sibling(p, 5, 1), 5);
+    // Same cluster: prev returns at once.
+    let (mut s, p) = cluster_state(&[1], 2);
+    assert_eq!(s.sched.select_idle_sibling(p, 2, 1), 2);
+}
