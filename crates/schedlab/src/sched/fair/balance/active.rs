@@ -93,7 +93,7 @@ impl Sched {
             } else {
                 &lb.cfs_idle_tasks
             };
-            let candidates: Vec<TaskId> = list.iter().copied().collect();
+            let candidates: Vec<TaskId> = list.iter(&self.lb.links).collect();
             for p in candidates {
                 if !self.can_migrate_task(p, env, true) {
                     continue;

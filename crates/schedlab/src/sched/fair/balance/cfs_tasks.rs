@@ -5,41 +5,27 @@
 use crate::machine::CpuId;
 use crate::sched::features::Feature;
 use crate::sched::{Sched, TaskId};
-use std::collections::VecDeque;
-
-/// Remove `p` from `list`, searching from the tail (where detach_tasks works).
-fn list_del(list: &mut VecDeque<TaskId>, p: TaskId) -> bool {
-    match list.iter().position(|&t| t == p) {
-        Some(i) => {
-            list.remove(i);
-            true
-        }
-        None => false,
-    }
-}
 
 impl Sched {
-    /// Which list `p` belongs on: PRIO_LB's adjust_rq_cfs_tasks (seed 002).
-    fn cfs_tasks_list(&mut self, cpu: CpuId, p: TaskId) -> &mut VecDeque<TaskId> {
+    /// account_entity_enqueue for a task: list_add at the head of the list PRIO_LB's
+    /// adjust_rq_cfs_tasks picks (seed 002).
+    pub(crate) fn account_cfs_task_enqueue(&mut self, cpu: CpuId, p: TaskId) {
         let idle = self.features.on(Feature::PRIO_LB) && self.tasks[p].is_idle_policy();
         let lb = &mut self.rqs[cpu].lb;
-        if idle {
+        let list = if idle {
             &mut lb.cfs_idle_tasks
         } else {
             &mut lb.cfs_tasks
-        }
-    }
-
-    /// account_entity_enqueue for a task: list_add at the head.
-    pub(crate) fn account_cfs_task_enqueue(&mut self, cpu: CpuId, p: TaskId) {
-        self.cfs_tasks_list(cpu, p).push_back(p);
+        };
+        list.push_back(&mut self.lb.links, p);
     }
 
     /// account_entity_dequeue for a task: list_del.
     pub(crate) fn account_cfs_task_dequeue(&mut self, cpu: CpuId, p: TaskId) {
         let lb = &mut self.rqs[cpu].lb;
-        if !list_del(&mut lb.cfs_tasks, p) {
-            list_del(&mut lb.cfs_idle_tasks, p);
+        let links = &mut self.lb.links;
+        if !lb.cfs_tasks.remove(links, p) {
+            lb.cfs_idle_tasks.remove(links, p);
         }
     }
 
@@ -55,7 +41,13 @@ impl Sched {
         let mut seen = vec![0u64; self.tasks.len().div_ceil(64)];
         for (cpu, rq) in self.rqs.iter().enumerate() {
             let mut n = 0;
-            for &p in rq.lb.cfs_tasks.iter().chain(&rq.lb.cfs_idle_tasks) {
+            let links = &self.lb.links;
+            for p in rq
+                .lb
+                .cfs_tasks
+                .iter(links)
+                .chain(rq.lb.cfs_idle_tasks.iter(links))
+            {
                 n += 1;
                 let (w, b) = (p / 64, 1u64 << (p % 64));
                 if seen[w] & b != 0 {

@@ -191,9 +191,9 @@ impl Sched {
         let tail = |s: &Sched| {
             let lb = &s.rqs[src].lb;
             if idle_list {
-                lb.cfs_idle_tasks.front().copied()
+                lb.cfs_idle_tasks.front()
             } else {
-                lb.cfs_tasks.front().copied()
+                lb.cfs_tasks.front()
             }
         };
         while let Some(p) = tail(self) {

@@ -24,13 +24,12 @@ pub mod misfit;
 pub mod newidle;
 pub mod nohz;
 pub mod stats;
+pub mod task_list;
 pub mod trigger;
 
 use crate::machine::CpuId;
 use crate::sched::topology::CpuMask;
-use crate::sched::TaskId;
 use crate::time::Ns;
-use std::collections::VecDeque;
 
 pub use classify::GroupType;
 pub use imbalance::MigrationType;
@@ -80,9 +79,9 @@ pub mod nohz_flags {
 #[derive(Debug, Clone)]
 pub struct RqBalance {
     /// rq->cfs_tasks: back = head (most recently run/enqueued), front = tail.
-    pub cfs_tasks: VecDeque<TaskId>,
+    pub cfs_tasks: task_list::TaskList,
     /// PRIO_LB's rq->cfs_idle_tasks (seed 002): SCHED_IDLE tasks when the feature is on.
-    pub cfs_idle_tasks: VecDeque<TaskId>,
+    pub cfs_idle_tasks: task_list::TaskList,
     /// rq->next_balance, jiffies.
     pub next_balance: u64,
     /// rq->idle_balance: the CPU was idle at its last tick.
@@ -111,8 +110,8 @@ pub struct RqBalance {
 impl Default for RqBalance {
     fn default() -> Self {
         RqBalance {
-            cfs_tasks: VecDeque::new(),
-            cfs_idle_tasks: VecDeque::new(),
+            cfs_tasks: task_list::TaskList::new(1),
+            cfs_idle_tasks: task_list::TaskList::new(2),
             next_balance: 0,
             idle_balance: false,
             misfit_task_load: 0,
@@ -171,6 +170,8 @@ pub struct SchedBalance {
     /// Balancing CPU time accumulated by the pass in progress, charged to the CPU that
     /// runs it when the pass ends.
     pub cost_acc: Ns,
+    /// The cfs_tasks links of every task.
+    pub links: task_list::Links,
 }
 
 impl SchedBalance {
