@@ -10,6 +10,7 @@ mod cli_error;
 mod lists;
 mod output;
 mod run;
+mod trace_args;
 
 use clap::{Parser, Subcommand};
 use cli_error::CliError;

@@ -35,6 +35,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "governor",
     "sysctl",
     "workloads",
+    "trace",
 ];
 
 /// Read and parse a scenario file; relative workload paths start at its folder.
@@ -120,6 +121,9 @@ pub fn parse_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<Scena
                 }
             }
             "workloads" => sc.workloads = workloads(value, &at)?,
+            "trace" => drop(crate::trace::scenario_toml::trace_table(
+                value, origin, base_dir,
+            )?),
             _ => {
                 return Err(InputError::new(origin, format!("unknown key '{key}'"))
                     .with_fix(format!("known keys: {}", SCENARIO_KEYS.join(", "))))

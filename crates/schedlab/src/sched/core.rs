@@ -79,6 +79,7 @@ impl Sched {
             invariant_messages: Vec::new(),
             switch_log: None,
             util_est_log: None,
+            tracer: None,
         };
         s.build_smt_siblings();
         s.cfg.eas_capable = s.machine_eas_capable();
@@ -219,6 +220,7 @@ impl Sched {
     /// set_task_cpu: move a not-running task's home; counts a migration when it changes
     /// (spec placement §4.2).
     pub fn set_task_cpu(&mut self, p: TaskId, cpu: CpuId) {
+        self.trace_migrate(p, cpu);
         if self.tasks[p].cpu != cpu && self.tasks[p].state != TaskState::New {
             self.migrate_task_rq_fair(p);
         }
@@ -243,6 +245,7 @@ impl Sched {
         if self.tasks[p].state != TaskState::Sleeping {
             return;
         }
+        self.trace_waking(p, waking_cpu);
         // The wake-up path runs on the waking CPU (spec hardware costs).
         let cost = self.machine.costs.sched_wakeup_ns;
         self.charge_sched_cost(waking_cpu, cost);
@@ -259,6 +262,7 @@ impl Sched {
             if !self.tasks[p].on_cpu {
                 self.wakeup_preempt(cpu, p, wake_flags);
             }
+            self.trace_wakeup(p, cpu, false);
             return;
         }
         // select_task_rq_fair's record_wakee, in the waker's context (the task running
@@ -339,6 +343,7 @@ impl Sched {
         t.wait_start = Some(self.now);
         self.enqueue_task_fair(cpu, p, eflags);
         self.wakeup_preempt(cpu, p, flags);
+        self.trace_wakeup(p, cpu, flags & wf::FORK != 0);
     }
 
     /// wakeup_preempt (core): an idle CPU always reschedules; otherwise ask the class.
@@ -409,6 +414,7 @@ impl Sched {
             }
             t.perf_switches += 1;
         }
+        self.trace_switch(cpu, prev, next, preempt);
         self.context_switch(cpu, prev, next);
     }
 
@@ -552,6 +558,7 @@ impl Sched {
         self.settle_progress(cpu);
         self.tasks[p].work = Work::None;
         self.tasks[p].state = TaskState::Dead;
+        self.trace_exit(cpu);
         self.schedule(cpu, false);
     }
 
@@ -562,6 +569,7 @@ impl Sched {
         self.tasks[p].work = Work::None;
         self.arm_work(cpu);
         self.yield_task_fair(cpu);
+        self.trace_yield(cpu);
         self.schedule(cpu, true);
     }
 
@@ -609,6 +617,7 @@ impl Sched {
             self.resched_curr(cpu);
         }
         self.task_tick_fair(cpu, false);
+        self.trace_tick(cpu);
         // The periodic balance softirq ages blocked load (spec fair §3.9); modelled as
         // running at every tick of a busy CPU.
         self.update_blocked_averages(cpu);

@@ -293,6 +293,8 @@ pub struct Sched {
     pub switch_log: Option<Vec<SwitchRecord>>,
     /// Optional probe: every util_est update at a sleep (sched_util_est_se). Observation only.
     pub util_est_log: Option<Vec<UtilEstRecord>>,
+    /// Trace output (`--trace`, docs/traces.md). Observation only.
+    pub tracer: Option<Box<crate::trace::Tracer>>,
 }
 
 /// One util_est_update as a probe sees it: the inputs and the field before and after.
