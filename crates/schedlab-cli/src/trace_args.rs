@@ -6,7 +6,9 @@ use clap::Args;
 use schedlab::experiment::Scenario;
 use schedlab::trace::run::{estimate, Estimate};
 use schedlab::trace::scenario_toml::trace_from_scenario_file;
-use schedlab::trace::select::{parse_counters, parse_events, parse_precision, parse_window};
+use schedlab::trace::select::{
+    parse_counters, parse_events, parse_precision, parse_window, Format,
+};
 use schedlab::trace::{TraceConfig, TraceStats};
 use schedlab::InputError;
 use std::path::{Path, PathBuf};
@@ -70,6 +72,13 @@ impl TraceArgs {
         }
         if let Some(p) = &self.trace_precision {
             cfg.precision = parse_precision(p, "--trace-precision")?;
+        }
+        if cfg.counters.any() && cfg.format != Format::Perfetto {
+            return Err(InputError::new(
+                "--trace-counters",
+                "counter tracks are written to Perfetto traces only",
+            )
+            .with_fix("trace to FILE.pftrace, or leave --trace-counters out"));
         }
         Ok(Some(cfg))
     }

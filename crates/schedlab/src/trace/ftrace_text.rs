@@ -205,7 +205,7 @@ mod tests {
         };
         let bash = TaskRef { id: 0, prio: 120 };
         let r = Rec {
-            ts: 5041_240_198_123,
+            ts: 5_041_240_198_123,
             cpu: 1,
             common: 0,
             payload: Payload::Switch {
