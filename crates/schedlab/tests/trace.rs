@@ -83,6 +83,7 @@ fn traced(
         r.sim.invariant_messages
     );
     let bytes = std::fs::read(&cfg.path).unwrap();
+    std::fs::remove_file(&cfg.path).unwrap();
     (r, st, bytes)
 }
 
