@@ -14,6 +14,7 @@ mod parallel_args;
 mod run;
 mod study;
 mod sweep;
+mod trace_args;
 
 use clap::{Parser, Subcommand};
 use cli_error::CliError;

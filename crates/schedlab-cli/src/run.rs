@@ -65,12 +65,17 @@ pub struct RunArgs {
     /// No human report.
     #[arg(short, long)]
     quiet: bool,
+    #[command(flatten)]
+    trace: crate::trace_args::TraceArgs,
 }
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
     let json = args.json.as_deref().map(JsonTarget::from_arg).transpose()?;
     let scenario = build_scenario(&args.common)?;
-    let result = run_scenario(&scenario)?;
+    let result = match args.trace.config(args.common.scenario.as_deref())? {
+        Some(cfg) => crate::trace_args::run_traced(&scenario, &cfg, args.quiet)?,
+        None => run_scenario(&scenario)?,
+    };
     if !args.quiet {
         // What each benchmark itself prints, then the perf-stat-style report.
         let mut text: String = result.workloads.iter().map(|w| w.output()).collect();

@@ -11,6 +11,7 @@ pub mod machine;
 pub mod metrics;
 pub mod sched;
 pub mod time;
+pub mod trace;
 pub mod workload;
 
 pub use error::InputError;

@@ -14,6 +14,12 @@ use std::time::Instant;
 
 /// Build the workload from the scenario's `-w` arguments and run it.
 pub fn run_scenario(scenario: &Scenario) -> Result<RunResult, InputError> {
+    let workload = scenario_workload(scenario)?;
+    run_workload(scenario, workload)
+}
+
+/// Check the scenario's settings and build its workload from the `-w` arguments.
+pub fn scenario_workload(scenario: &Scenario) -> Result<Workload, InputError> {
     // Settings first: a typo in a feature name is reported before any workload file is read.
     check_settings(scenario)?;
     if scenario.workloads.is_empty() {
@@ -25,7 +31,7 @@ pub fn run_scenario(scenario: &Scenario) -> Result<RunResult, InputError> {
     for w in &scenario.workloads {
         workload.merge(build_workload_on(w, &scenario.base_dir, nr_cpus)?);
     }
-    run_workload(scenario, workload)
+    Ok(workload)
 }
 
 /// Run an already-built workload under the scenario's machine, features and knobs.
@@ -137,12 +143,21 @@ pub fn execute(
     mut sim: Simulation,
     invariant_every: Option<u64>,
 ) -> RunResult {
-    let every = invariant_every.unwrap_or_else(|| default_invariant_every(&sim));
+    execute_in_place(scenario, &mut sim, invariant_every)
+}
+
+/// As `execute`, leaving the simulation with the caller (to take a probe out of it after).
+pub fn execute_in_place(
+    scenario: &Scenario,
+    sim: &mut Simulation,
+    invariant_every: Option<u64>,
+) -> RunResult {
+    let every = invariant_every.unwrap_or_else(|| default_invariant_every(sim));
     sim.set_invariant_every(every);
     let started = Instant::now();
     let reason = sim.run();
     let wall_s = started.elapsed().as_secs_f64();
-    collect(scenario, &sim, reason.name(), wall_s)
+    collect(scenario, sim, reason.name(), wall_s)
 }
 
 /// Invariants are checked every this many events in normal runs.

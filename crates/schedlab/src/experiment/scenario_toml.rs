@@ -36,6 +36,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "sysctl",
     "noise",
     "workloads",
+    "trace",
 ];
 
 /// Read and parse a scenario file; relative workload paths start at its folder.
@@ -135,6 +136,11 @@ pub fn apply_key(
         }
         "workloads" => sc.workloads = workloads(value, &at)?,
         "noise" => sc.noise = noise(value, origin)?,
+        "trace" => drop(crate::trace::scenario_toml::trace_table(
+            value,
+            origin,
+            &sc.base_dir,
+        )?),
         _ => {
             return Err(InputError::new(origin, format!("unknown key '{key}'"))
                 .with_fix(format!("known keys: {}", SCENARIO_KEYS.join(", "))))

@@ -82,6 +82,7 @@ impl Sched {
             switch_log: None,
             util_est_log: None,
             lb: Default::default(),
+            tracer: None,
         };
         s.build_smt_siblings();
         s.cfg.eas_capable = s.machine_eas_capable();
@@ -223,6 +224,7 @@ impl Sched {
     /// set_task_cpu: move a not-running task's home; counts a migration when it changes
     /// (spec placement §4.2).
     pub fn set_task_cpu(&mut self, p: TaskId, cpu: CpuId) {
+        self.trace_migrate(p, cpu);
         if self.tasks[p].cpu != cpu && self.tasks[p].state != TaskState::New {
             self.migrate_task_rq_fair(p);
         }
@@ -247,6 +249,7 @@ impl Sched {
         if self.tasks[p].state != TaskState::Sleeping {
             return;
         }
+        self.trace_waking(p, waking_cpu);
         // The wake-up path runs on the waking CPU (spec hardware costs).
         let cost = self.machine.costs.sched_wakeup_ns;
         self.charge_sched_cost(waking_cpu, cost);
@@ -263,6 +266,7 @@ impl Sched {
             if !self.tasks[p].on_cpu {
                 self.wakeup_preempt(cpu, p, wake_flags);
             }
+            self.trace_wakeup(p, cpu, false);
             return;
         }
         // select_task_rq_fair's record_wakee, in the waker's context (the task running
@@ -343,6 +347,7 @@ impl Sched {
         t.wait_start = Some(self.now);
         self.enqueue_task_fair(cpu, p, eflags);
         self.wakeup_preempt(cpu, p, flags);
+        self.trace_wakeup(p, cpu, flags & wf::FORK != 0);
     }
 
     /// wakeup_preempt (core): an idle CPU always reschedules; otherwise ask the class.
@@ -414,6 +419,7 @@ impl Sched {
             }
             t.perf_switches += 1;
         }
+        self.trace_switch(cpu, prev, next, preempt);
         self.context_switch(cpu, prev, next);
         self.flush_balance_cost(cpu);
     }
@@ -566,6 +572,7 @@ impl Sched {
         self.settle_progress(cpu);
         self.tasks[p].work = Work::None;
         self.tasks[p].state = TaskState::Dead;
+        self.trace_exit(cpu);
         self.schedule(cpu, false);
     }
 
@@ -576,6 +583,7 @@ impl Sched {
         self.tasks[p].work = Work::None;
         self.arm_work(cpu);
         self.yield_task_fair(cpu);
+        self.trace_yield(cpu);
         self.schedule(cpu, true);
     }
 
@@ -623,6 +631,7 @@ impl Sched {
             self.resched_curr(cpu);
         }
         self.task_tick_fair(cpu, false);
+        self.trace_tick(cpu);
         // Periodic and NOHZ balancing; the softirq also ages blocked load (placement §3.1).
         self.sched_balance_trigger(cpu);
         if self.rqs[cpu].need_resched {

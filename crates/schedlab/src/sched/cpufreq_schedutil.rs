@@ -289,6 +289,7 @@ impl Sched {
         for &cpu in &cpus {
             self.arm_work(cpu);
         }
+        self.trace_freq(d);
     }
 }
 

@@ -299,6 +299,8 @@ pub struct Sched {
     pub util_est_log: Option<Vec<UtilEstRecord>>,
     // load balancing (spec placement §3)
     pub lb: super::fair::balance::SchedBalance,
+    /// Trace output (`--trace`, docs/traces.md). Observation only.
+    pub tracer: Option<Box<crate::trace::Tracer>>,
 }
 
 /// One util_est_update as a probe sees it: the inputs and the field before and after.

@@ -1,0 +1,270 @@
+//! Trace output: CPU time rebuilt from the text and protobuf traces equals the result
+//! document's to the nanosecond, every switch's prev is the CPU's running task, time never
+//! goes backwards per CPU, same seed → same bytes, and tracing does not change the run.
+
+mod common;
+mod trace_support;
+
+use common::*;
+use schedlab::engine::sim::Simulation;
+use schedlab::experiment::run::prepare;
+use schedlab::experiment::Scenario;
+use schedlab::metrics::RunResult;
+use schedlab::trace::run::run_sim_traced;
+use schedlab::trace::select::{parse_events, Precision};
+use schedlab::trace::{TraceConfig, TraceStats};
+use schedlab::workload::{Op, Policy, TaskSpec};
+use std::path::PathBuf;
+use trace_support::*;
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedlab-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Eight tasks of every kind: hogs (one niced), periodic timers, an IO waiter (D state),
+/// a yielder (R), one that exits early.
+fn eight_tasks() -> Vec<TaskSpec> {
+    let mut v = vec![hog("hog a", 0, None), hog("hog-b", 5, None)];
+    for i in 0..3 {
+        v.push(task(
+            &format!("periodic-{i}"),
+            0,
+            Policy::Normal,
+            None,
+            periodic_ops(None, 3 * MS, 10 * MS, i),
+        ));
+    }
+    v.push(task(
+        "io",
+        0,
+        Policy::Normal,
+        None,
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Run { work_ns: MS },
+            Op::IoWait { ns: 2 * MS },
+            Op::LoopEnd,
+        ],
+    ));
+    v.push(task(
+        "yielder",
+        -2,
+        Policy::Normal,
+        None,
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Run { work_ns: 500 * US },
+            Op::Yield,
+            Op::LoopEnd,
+        ],
+    ));
+    v.push(task(
+        "short",
+        0,
+        Policy::Normal,
+        None,
+        vec![Op::Run { work_ns: 50 * MS }],
+    ));
+    v
+}
+
+fn traced(
+    sc: &Scenario,
+    tasks: Vec<TaskSpec>,
+    cfg: &TraceConfig,
+) -> (RunResult, TraceStats, Vec<u8>) {
+    let mut sim: Simulation = prepare(sc, workload_of(tasks)).unwrap();
+    let (r, st) = run_sim_traced(sc, &mut sim, cfg, Some(1)).unwrap();
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
+    let bytes = std::fs::read(&cfg.path).unwrap();
+    std::fs::remove_file(&cfg.path).unwrap();
+    (r, st, bytes)
+}
+
+fn text_cfg(name: &str, precision: Precision) -> TraceConfig {
+    let mut c = TraceConfig::new(tmp(name)).unwrap();
+    c.precision = precision;
+    c
+}
+
+fn assert_cpu_times(r: &RunResult, rebuilt: &std::collections::BTreeMap<u32, u64>, what: &str) {
+    for t in &r.tasks {
+        let got = rebuilt.get(&t.pid).copied().unwrap_or(0);
+        assert_eq!(got, t.cpu_time_ns, "{what}: task {} ({})", t.comm, t.pid);
+    }
+}
+
+#[test]
+fn cpu_time_from_text_trace_is_exact() {
+    let sc = scenario("smp:4", 2);
+    let (r, st, bytes) = traced(&sc, eight_tasks(), &text_cfg("a.txt", Precision::Ns));
+    let text = String::from_utf8(bytes).unwrap();
+    let lines = parse_text(&text);
+    assert_eq!(lines.len() as u64, st.total_events());
+    let header = text.lines().nth(2).unwrap();
+    assert_eq!(
+        header,
+        format!(
+            "# entries-in-buffer/entries-written: {n}/{n}   #P:4",
+            n = lines.len()
+        )
+    );
+    let sw = text_switches(&lines);
+    assert_cpu_times(&r, &rebuilt_cpu_time(&sw, r.sim.time_ns), "text trace");
+    // Names have no spaces; each state the model produces appears.
+    assert!(lines.iter().any(|l| l.comm == "hog_a"));
+    for state in ["R", "R+", "S", "D", "Z"] {
+        assert!(
+            sw.iter().any(|s| s.prev_state == state),
+            "no prev_state={state}"
+        );
+    }
+    for ev in [
+        "sched_waking",
+        "sched_wakeup",
+        "sched_wakeup_new",
+        "sched_process_exit",
+        "cpu_idle",
+        "cpu_frequency",
+    ] {
+        assert!(lines.iter().any(|l| l.event == ev), "no {ev}");
+    }
+    check_switch_chain(&sw);
+    let migrations: u64 = r.tasks.iter().map(|t| t.nr_migrations).sum();
+    let traced = lines.iter().filter(|l| l.event == "sched_migrate_task");
+    assert_eq!(traced.count() as u64, migrations);
+}
+
+#[test]
+fn microsecond_text_is_within_a_microsecond_per_run_interval() {
+    let sc = scenario("smp:4", 1);
+    let (r, _, bytes) = traced(&sc, eight_tasks(), &text_cfg("us.txt", Precision::Us));
+    let sw = text_switches(&parse_text(&String::from_utf8(bytes).unwrap()));
+    let rebuilt = rebuilt_cpu_time(&sw, r.sim.time_ns);
+    for t in &r.tasks {
+        let intervals = sw.iter().filter(|s| s.next_pid == t.pid).count() as u64;
+        let got = rebuilt.get(&t.pid).copied().unwrap_or(0);
+        assert!(
+            got.abs_diff(t.cpu_time_ns) <= 1000 * intervals.max(1),
+            "{}: {got} vs {}",
+            t.comm,
+            t.cpu_time_ns
+        );
+    }
+}
+
+#[test]
+fn cpu_time_from_perfetto_trace_is_exact() {
+    let sc = scenario("smp:4", 2);
+    let mut cfg = TraceConfig::new(tmp("a.pftrace")).unwrap();
+    cfg.counters = schedlab::trace::select::parse_counters("all", "t").unwrap();
+    let (r, st, bytes) = traced(&sc, eight_tasks(), &cfg);
+    let (sw, counts) = proto_switches(&bytes);
+    assert_eq!(sw.len() as u64, st.events[0]);
+    assert_eq!(counts.values().sum::<u64>(), st.total_events());
+    assert_cpu_times(&r, &rebuilt_cpu_time(&sw, r.sim.time_ns), "perfetto trace");
+    check_switch_chain(&sw);
+    assert!(st.counter_samples > 0);
+}
+
+#[test]
+fn long_trace_switch_chain_holds_on_dvfs_machines() {
+    let mut total_migrations = 0;
+    for machine in ["pixel6", "smp-dvfs:4", "smt:2x2"] {
+        let mut sc = scenario(machine, 20);
+        sc.seed = 7;
+        let cfg = text_cfg(&format!("long-{machine}.txt"), Precision::Ns);
+        let mut sim = prepare(&sc, workload_of(eight_tasks())).unwrap();
+        let (r, _) = run_sim_traced(&sc, &mut sim, &cfg, None).unwrap();
+        let text = std::fs::read_to_string(&cfg.path).unwrap();
+        let lines = parse_text(&text);
+        let mut last = std::collections::BTreeMap::new();
+        for l in &lines {
+            let t = last.entry(l.cpu).or_insert(0);
+            assert!(l.ts_ns >= *t, "{machine}: time went back on CPU {}", l.cpu);
+            *t = l.ts_ns;
+        }
+        let sw = text_switches(&lines);
+        let n = check_switch_chain(&sw);
+        assert!(n > 1_000, "{machine}: too few switches ({n})");
+        assert_cpu_times(&r, &rebuilt_cpu_time(&sw, r.sim.time_ns), machine);
+        let migrations: u64 = r.tasks.iter().map(|t| t.nr_migrations).sum();
+        let traced = lines.iter().filter(|l| l.event == "sched_migrate_task");
+        assert_eq!(traced.count() as u64, migrations, "{machine}: migrations");
+        total_migrations += migrations;
+        eprintln!("{machine}: {} lines, {migrations} migrations", lines.len());
+        // Idle entries and exits alternate per CPU.
+        let mut idle = std::collections::BTreeMap::new();
+        for l in lines.iter().filter(|l| l.event == "cpu_idle") {
+            let exit = l.fields["state"] == "4294967295";
+            let was = idle.insert(l.cpu, !exit).unwrap_or(false);
+            assert_eq!(
+                was, exit,
+                "{machine}: cpu_idle out of step on CPU {}",
+                l.cpu
+            );
+        }
+        std::fs::remove_file(&cfg.path).unwrap();
+    }
+    assert!(total_migrations > 0, "the migration events were exercised");
+}
+
+#[test]
+fn same_seed_same_bytes_and_tracing_changes_nothing() {
+    let sc = scenario("pixel6", 1);
+    let untraced = run(&sc, eight_tasks());
+    for name in ["d1.pftrace", "d1.txt"] {
+        let mut cfg = TraceConfig::new(tmp(name)).unwrap();
+        cfg.counters = schedlab::trace::select::parse_counters("all", "t").unwrap();
+        let (r1, _, b1) = traced(&sc, eight_tasks(), &cfg);
+        let (r2, _, b2) = traced(&sc, eight_tasks(), &cfg);
+        assert!(b1 == b2, "{name}: two runs wrote different traces");
+        for r in [&r1, &r2] {
+            let mut a = serde_json::to_value(r).unwrap();
+            let mut b = serde_json::to_value(&untraced).unwrap();
+            a["sim"]["wall_s"] = 0.into();
+            b["sim"]["wall_s"] = 0.into();
+            assert_eq!(a, b, "{name}: tracing changed the run");
+        }
+    }
+}
+
+#[test]
+fn window_and_event_selection() {
+    let sc = scenario("smp-dvfs:4", 2);
+    let mut cfg = text_cfg("w.txt", Precision::Ns);
+    cfg.window = (500 * MS, 1500 * MS);
+    cfg.events = parse_events("sched_switch,cpu_frequency", "t").unwrap();
+    let (_, _, bytes) = traced(&sc, eight_tasks(), &cfg);
+    let lines = parse_text(&String::from_utf8(bytes).unwrap());
+    assert!(!lines.is_empty());
+    assert!(lines
+        .iter()
+        .all(|l| l.ts_ns >= 500 * MS && l.ts_ns < 1500 * MS));
+    assert!(lines
+        .iter()
+        .all(|l| l.event == "sched_switch" || l.event == "cpu_frequency"));
+    // The window opens with every CPU's frequency.
+    let first: Vec<_> = lines.iter().take(4).collect();
+    assert!(first
+        .iter()
+        .all(|l| l.event == "cpu_frequency" && l.ts_ns == 500 * MS));
+}
+
+#[test]
+fn unwritable_trace_is_an_error_and_leaves_no_file() {
+    let sc = scenario("smp:2", 1);
+    let cfg = TraceConfig::new("/nonexistent-dir/x.pftrace").unwrap();
+    let mut sim = prepare(&sc, workload_of(vec![hog("h", 0, None)])).unwrap();
+    let err = run_sim_traced(&sc, &mut sim, &cfg, None).unwrap_err();
+    assert!(err
+        .to_string()
+        .contains("--trace /nonexistent-dir/x.pftrace"));
+    assert!(TraceConfig::new("x.json").is_err());
+}
