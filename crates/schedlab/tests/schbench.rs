@@ -36,6 +36,9 @@ fn zero_costs() -> Costs {
         sched_wakeup_ns: 0,
         sched_idle_scan_per_cpu_ns: 0,
         sched_lb_per_cpu_ns: 0,
+        cacheline_llc_ns: 0,
+        cacheline_cross_llc_ns: 0,
+        cacheline_cross_numa_ns: 0,
     }
 }
 

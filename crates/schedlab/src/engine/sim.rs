@@ -104,6 +104,7 @@ impl Simulation {
             self.sched.now = at;
             self.dispatch(ev);
             self.sched.process_resched();
+            self.sched.flush_deferred_costs();
             self.events_processed += 1;
             if self.events_processed.is_multiple_of(every) {
                 self.sched.check_invariants();

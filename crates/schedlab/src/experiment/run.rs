@@ -265,10 +265,40 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             overutilized_reads: s.rd.overutilized_reads,
             overutilized_writes: s.rd.overutilized_writes,
             overutilized_line_misses: s.rd.overutilized_line_misses,
+            line_accesses: s.rd.line.reads + s.rd.line.writes,
+            line_misses: s.rd.line.misses,
+            line_transfer_ns: s.rd.line.transfer_ns,
         },
+        sched_profile: sched_profile(s, time_ns),
         placement: s.placement,
         workloads,
     }
+}
+
+/// The profile, largest first (ties by function name).
+fn sched_profile(
+    s: &crate::sched::Sched,
+    time_ns: u64,
+) -> Vec<crate::metrics::results::ProfileEntry> {
+    use crate::sched::profile::SchedFn;
+    let total = (time_ns as f64) * s.machine.nr_cpus() as f64;
+    let mut v: Vec<_> = SchedFn::ALL
+        .iter()
+        .map(|f| {
+            let ns = s.profile.ns[*f as usize];
+            crate::metrics::results::ProfileEntry {
+                function: f.name().to_string(),
+                ns,
+                pct: if total > 0.0 {
+                    (ns as f64 / total * 100.0 * 1e4).round() / 1e4
+                } else {
+                    0.0
+                },
+            }
+        })
+        .collect();
+    v.sort_by(|a, b| b.ns.cmp(&a.ns).then(a.function.cmp(&b.function)));
+    v
 }
 
 /// Round to 3 decimals so the JSON carries no float noise.

@@ -114,6 +114,13 @@ pub struct Costs {
     pub sched_idle_scan_per_cpu_ns: Ns,
     /// CPU time per CPU examined by a load-balance pass. Default 100 ns.
     pub sched_lb_per_cpu_ns: Ns,
+    /// Fetching a shared scheduler cache line (rd->overutilized, rd->overloaded) last
+    /// written by a CPU of the same LLC (other core). Default 40 ns.
+    pub cacheline_llc_ns: Ns,
+    /// … by a CPU of another LLC in the same NUMA node. Default 120 ns.
+    pub cacheline_cross_llc_ns: Ns,
+    /// … by a CPU of another NUMA node or socket. Default 300 ns.
+    pub cacheline_cross_numa_ns: Ns,
 }
 
 impl Default for Costs {
@@ -129,6 +136,9 @@ impl Default for Costs {
             sched_wakeup_ns: 1_000,
             sched_idle_scan_per_cpu_ns: 50,
             sched_lb_per_cpu_ns: 100,
+            cacheline_llc_ns: 40,
+            cacheline_cross_llc_ns: 120,
+            cacheline_cross_numa_ns: 300,
         }
     }
 }

@@ -62,6 +62,20 @@ fn counters(out: &mut String, r: &RunResult) {
         "  features: {features}; hz {}; preempt {}; governor {}; PELT half-life {} ms\n",
         sc.hz, sc.preempt, sc.governor, sc.pelt_halflife_ms
     );
+    if r.sched_profile.iter().any(|e| e.ns > 0) {
+        // perf report's view of the scheduler's own time (share of all CPUs' time).
+        let _ = writeln!(out, "  scheduler overhead (modelled):");
+        for e in r.sched_profile.iter().filter(|e| e.ns > 0).take(6) {
+            let _ = writeln!(
+                out,
+                "  {:>9.4}%  {:>14} ns  {}",
+                e.pct,
+                group(e.ns),
+                e.function
+            );
+        }
+        let _ = writeln!(out);
+    }
 }
 
 fn tasks(out: &mut String, r: &RunResult) {

@@ -13,6 +13,8 @@ pub struct RunResult {
     pub cpus: Vec<CpuResult>,
     pub energy: EnergyResult,
     pub root_domain: RootDomainResult,
+    /// Scheduler CPU time by kernel function, largest first.
+    pub sched_profile: Vec<ProfileEntry>,
     /// Where wake-up, fork and exec placements went (schedstat style).
     pub placement: crate::sched::fair::placement::PlacementStats,
     /// One section per benchmark front end (hackbench, schbench, …), in `-w` order;
@@ -31,6 +33,21 @@ pub struct RootDomainResult {
     pub overutilized_writes: u64,
     /// Reads that found the line last written by another CPU.
     pub overutilized_line_misses: u64,
+    /// Every access to the line holding overutilized and overloaded, the accesses that
+    /// had to fetch it, and the time those transfers cost (machine `cacheline_*_ns`).
+    pub line_accesses: u64,
+    pub line_misses: u64,
+    pub line_transfer_ns: u64,
+}
+
+/// Scheduler CPU time booked to one kernel function (perf report style).
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileEntry {
+    pub function: String,
+    pub ns: u64,
+    /// Share of all CPU time of the machine (CPUs × simulated time), as perf's cycles
+    /// percentages over every CPU including idle.
+    pub pct: f64,
 }
 
 /// Energy of the whole machine from the OPP powers (the energy model's view: dynamic

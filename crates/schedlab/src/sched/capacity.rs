@@ -1,6 +1,7 @@
 //! CPU capacity, fitting and the root domain's overutilized state (spec fair §6.1–§6.4).
 
 use super::features::Feature;
+use super::shared_line::SharedLine;
 use super::uclamp::UclampId;
 use super::Sched;
 use crate::machine::CpuId;
@@ -15,42 +16,21 @@ pub fn capacity_greater(a: u64, b: u64) -> bool {
     a * 1024 > b * 1078
 }
 
-/// struct root_domain's overutilized flag, with counters of the accesses seed 001 is about:
-/// every read and write of the field, and the reads that found the cache line last
-/// written by another CPU (a coherence miss on real hardware).
+/// struct root_domain's overutilized and overloaded flags. They share one cache line (as
+/// on x86 and powerpc, seed 001), modelled by [`SharedLine`]: the counters are the
+/// accesses seed 001 is about, and every miss costs scheduler time.
 #[derive(Debug, Clone, Default)]
 pub struct RootDomain {
     pub overutilized: bool,
     pub overutilized_reads: u64,
     pub overutilized_writes: u64,
+    /// Reads of overutilized that had to fetch the line.
     pub overutilized_line_misses: u64,
     // load balancing (spec placement §3)
     /// rd->overloaded (spec placement §1.8).
     pub overloaded: bool,
-    /// The CPU that last wrote the line, and which CPUs have read it since.
-    last_writer: Option<CpuId>,
-    fresh_readers: Vec<bool>,
-}
-
-impl RootDomain {
-    fn read(&mut self, cpu: CpuId) -> bool {
-        self.overutilized_reads += 1;
-        if self.fresh_readers.len() <= cpu {
-            self.fresh_readers.resize(cpu + 1, false);
-        }
-        if self.last_writer.is_some_and(|w| w != cpu) && !self.fresh_readers[cpu] {
-            self.overutilized_line_misses += 1;
-        }
-        self.fresh_readers[cpu] = true;
-        self.overutilized
-    }
-
-    fn write(&mut self, cpu: CpuId, v: bool) {
-        self.overutilized_writes += 1;
-        self.overutilized = v;
-        self.last_writer = Some(cpu);
-        self.fresh_readers.iter_mut().for_each(|r| *r = false);
-    }
+    /// The line both flags live on.
+    pub line: SharedLine,
 }
 
 /// capacity_of from its parts, for callers that hold another borrow of `Sched`
@@ -147,21 +127,52 @@ impl Sched {
         if !legacy && !self.sched_energy_enabled() {
             return;
         }
-        if !self.rd.read(cpu) && self.cpu_overutilized(cpu) {
-            self.rd.write(cpu, true);
+        if !self.rd_read_overutilized(cpu) && self.cpu_overutilized(cpu) {
+            self.rd_write_overutilized(cpu, true);
         }
     }
 
     /// is_rd_overutilized: without EAS the system always counts as overutilized.
     pub fn is_rd_overutilized(&mut self, cpu: CpuId) -> bool {
-        !self.sched_energy_enabled() || self.rd.read(cpu)
+        !self.sched_energy_enabled() || self.rd_read_overutilized(cpu)
     }
 
     /// set_rd_overutilized: only with EAS (or under the pre-v6.10 rule).
     pub fn set_rd_overutilized(&mut self, cpu: CpuId, v: bool) {
         if self.sched_energy_enabled() || self.features.on(Feature::OVERUTIL_WITHOUT_EAS) {
-            self.rd.write(cpu, v);
+            self.rd_write_overutilized(cpu, v);
         }
+    }
+
+    /// READ_ONCE(rd->overutilized) on `cpu`, paying for the line if it must be fetched.
+    fn rd_read_overutilized(&mut self, cpu: CpuId) -> bool {
+        let misses = self.rd.line.misses;
+        let ns = self.rd.line.read(&self.machine, cpu, self.now);
+        self.rd.overutilized_reads += 1;
+        self.rd.overutilized_line_misses += self.rd.line.misses - misses;
+        self.defer_sched_cost(cpu, ns);
+        self.rd.overutilized
+    }
+
+    fn rd_write_overutilized(&mut self, cpu: CpuId, v: bool) {
+        let ns = self.rd.line.write(&self.machine, cpu, self.now);
+        self.rd.overutilized_writes += 1;
+        self.rd.overutilized = v;
+        self.defer_sched_cost(cpu, ns);
+    }
+
+    /// READ_ONCE(rd->overloaded) on `cpu` (same line as overutilized).
+    pub(crate) fn rd_read_overloaded(&mut self, cpu: CpuId) -> bool {
+        let ns = self.rd.line.read(&self.machine, cpu, self.now);
+        self.defer_sched_cost(cpu, ns);
+        self.rd.overloaded
+    }
+
+    /// WRITE_ONCE(rd->overloaded, v) on `cpu`.
+    pub(crate) fn rd_write_overloaded(&mut self, cpu: CpuId, v: bool) {
+        let ns = self.rd.line.write(&self.machine, cpu, self.now);
+        self.rd.overloaded = v;
+        self.defer_sched_cost(cpu, ns);
     }
 }
 
@@ -179,23 +190,5 @@ mod tests {
         assert!(!fits_capacity(100, 124));
         assert!(capacity_greater(1024, 950));
         assert!(!capacity_greater(1024, 973));
-    }
-
-    #[test]
-    fn line_misses_count_reads_after_a_remote_write() {
-        let mut rd = RootDomain::default();
-        assert!(!rd.read(0));
-        rd.write(1, true);
-        assert!(rd.read(0));
-        assert!(rd.read(0));
-        assert!(rd.read(1));
-        assert_eq!(
-            (
-                rd.overutilized_reads,
-                rd.overutilized_writes,
-                rd.overutilized_line_misses
-            ),
-            (4, 1, 1)
-        );
     }
 }

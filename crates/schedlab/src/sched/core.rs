@@ -70,6 +70,7 @@ impl Sched {
             smt_mask: Vec::new(),
             placement_visits: 0,
             placement: Default::default(),
+            profile: Default::default(),
             work_noise: None,
             cpufreq: Default::default(),
             rd: Default::default(),
@@ -252,6 +253,9 @@ impl Sched {
         self.trace_waking(p, waking_cpu);
         // The wake-up path runs on the waking CPU (spec hardware costs).
         let cost = self.machine.costs.sched_wakeup_ns;
+        let prev_fn = self.enter_fn(super::profile::SchedFn::TryToWakeUp);
+        self.profile_add(cost);
+        self.leave_fn(prev_fn);
         self.charge_sched_cost(waking_cpu, cost);
         self.tasks[p].wakeup_at = Some(self.now);
         if self.tasks[p].on_rq {

@@ -54,7 +54,7 @@ features! {
     UTIL_FITS_CAPACITY_V1 = "UTIL_FITS_CAPACITY_V1", false, "with UTIL_FITS_CAPACITY: seed 000's v1 check, no margin (util ≤ capacity − thermal pressure)";
     SELECT_BIAS_PREV = "SELECT_BIAS_PREV", false, "RFC (seed 000): prefer prev when it is idle or has room, and fall back to prev when the idle scan fails";
     PRIO_LB = "PRIO_LB", false, "RFC (seed 002): detach_tasks migrates non-SCHED_IDLE tasks before SCHED_IDLE ones";
-    OVERUTIL_WITHOUT_EAS = "OVERUTIL_WITHOUT_EAS", false, "pre-v6.10 rule: read and update rd->overutilized even when EAS is off (seed 001's before)";
+    OVERUTIL_WITHOUT_EAS = "OVERUTIL_WITHOUT_EAS", false, "pre-v6.10 root-domain rules: read and update rd->overutilized even when EAS is off, and the top-level balance stores rd->overloaded unchanged or not (seed 001's before)";
     LATENCY_WARN = "LATENCY_WARN", false, "debug: warn on long need-resched latency";
     NI_RANDOM = "NI_RANDOM", true, "v7.1 proportional newidle balance: random skip";
     NI_RATE = "NI_RATE", true, "v7.1 proportional newidle balance: rate limit";

@@ -17,6 +17,8 @@ pub mod invariants;
 pub mod noise;
 pub mod pelt;
 pub mod power;
+pub mod profile;
+pub mod shared_line;
 pub mod state;
 pub mod topology;
 pub mod uclamp;

@@ -279,6 +279,8 @@ pub struct Sched {
     /// CPUs examined by the placement in progress (charged as scan time).
     pub placement_visits: u64,
     pub placement: super::fair::placement::PlacementStats,
+    /// Scheduler CPU time by kernel function (results `sched_profile`).
+    pub profile: super::profile::SchedProfile,
     /// Seeded work-length noise (scenario `[noise]`); None = exact work.
     pub work_noise: Option<super::noise::WorkNoise>,
     pub cpufreq: Cpufreq,

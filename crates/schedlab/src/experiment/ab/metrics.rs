@@ -45,7 +45,13 @@ fn walk(v: &Value, path: String, out: &mut BTreeMap<String, f64>) {
         }
         Value::Array(a) => {
             for (i, v) in a.iter().enumerate() {
-                walk(v, join(&i.to_string()), out);
+                // Entries that name a function (sched_profile) are keyed by it, so the
+                // path does not depend on their order.
+                let key = match v.get("function") {
+                    Some(Value::String(f)) => f.clone(),
+                    _ => i.to_string(),
+                };
+                walk(v, join(&key), out);
             }
         }
         _ => {}
@@ -96,12 +102,14 @@ mod tests {
             "perf": {"context_switches": 10, "cpus_utilized": 1.5},
             "sim": {"wall_s": 0.2, "stop_reason": "time_limit"},
             "workloads": [{"time_s": 2.5}],
+            "sched_profile": [{"function": "enqueue_task_fair", "ns": 5}],
             "root_domain": {"eas": true}
         });
         let m = flatten(&doc);
         assert_eq!(m["perf.context_switches"], 10.0);
         assert_eq!(m["workloads.0.time_s"], 2.5);
         assert_eq!(m["root_domain.eas"], 1.0);
+        assert_eq!(m["sched_profile.enqueue_task_fair.ns"], 5.0);
         assert!(!m.contains_key("sim.stop_reason"));
         let pats: Vec<String> = DEFAULT_METRICS.iter().map(|s| s.to_string()).collect();
         assert_eq!(

@@ -34,6 +34,12 @@ impl Sched {
 
     /// enqueue_task_fair (spec fair §2.11).
     pub fn enqueue_task_fair(&mut self, cpu: CpuId, p: TaskId, flags: u32) {
+        let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::EnqueueTaskFair);
+        self.enqueue_task_fair_body(cpu, p, flags);
+        self.leave_fn(prev_fn);
+    }
+
+    fn enqueue_task_fair_body(&mut self, cpu: CpuId, p: TaskId, flags: u32) {
         let se = self.tasks[p].se;
         if self.tasks[p].in_iowait {
             // The enqueue below may not change util, so tell cpufreq explicitly.
@@ -79,7 +85,7 @@ impl Sched {
         self.rqs[cpu].nr_running += 1;
         // add_nr_running: a second runnable task overloads the root domain (placement §1.8).
         if self.rqs[cpu].nr_running == 2 {
-            self.set_rd_overloaded(true);
+            self.set_rd_overloaded(cpu, true);
         }
         // A new task's first enqueue does not count (spec fair §3.11, §6.4).
         if flags & enqueue::WAKEUP != 0 {
@@ -359,6 +365,12 @@ impl Sched {
 
     /// task_tick_fair (spec fair §2.15): entity_tick at every level; `queued` = hrtick.
     pub fn task_tick_fair(&mut self, cpu: CpuId, queued: bool) {
+        let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::TaskTickFair);
+        self.task_tick_fair_body(cpu, queued);
+        self.leave_fn(prev_fn);
+    }
+
+    fn task_tick_fair_body(&mut self, cpu: CpuId, queued: bool) {
         let Some(curr) = self.rqs[cpu].curr else {
             return;
         };

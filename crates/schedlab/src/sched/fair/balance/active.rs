@@ -65,6 +65,9 @@ impl Sched {
         let mut env = LbEnv::new(self, target, sd, CpuIdleType::Idle);
         env.src_cpu = busiest;
         env.flags = lbf::ACTIVE_LB;
+        let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::ActiveLoadBalance);
+        self.profile_add(self.machine.costs.sched_lb_per_cpu_ns);
+        self.leave_fn(prev_fn);
         self.charge_sched_cost(busiest, self.machine.costs.sched_lb_per_cpu_ns);
         if let Some((p, attach)) = self.detach_one_task(&mut env) {
             self.sd.domains[sd].nr_balance_failed = 0;

@@ -15,6 +15,13 @@ impl Sched {
     /// sched_balance_newidle (spec placement §3.10), from pick_next_task_fair when the
     /// CPU has nothing to run. Returns the number of tasks pulled.
     pub fn sched_balance_newidle(&mut self, cpu: CpuId) -> u32 {
+        let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::SchedBalanceNewidle);
+        let r = self.sched_balance_newidle_body(cpu);
+        self.leave_fn(prev_fn);
+        r
+    }
+
+    fn sched_balance_newidle_body(&mut self, cpu: CpuId) -> u32 {
         self.update_misfit_status(None, cpu);
         if self.rqs[cpu].ttwu_pending > 0 {
             return 0;
@@ -26,7 +33,7 @@ impl Sched {
         let mut next_balance = self.jiffies() + self.cfg.hz as u64;
         let mut pulled = 0;
         let avg_idle = self.rqs[cpu].lb.avg_idle;
-        if !self.rd.overloaded || avg_idle < self.sd.domains[base].max_newidle_lb_cost {
+        if !self.rd_read_overloaded(cpu) || avg_idle < self.sd.domains[base].max_newidle_lb_cost {
             self.update_next_balance(base, &mut next_balance);
         } else {
             self.lb.counters.newidle_calls += 1;

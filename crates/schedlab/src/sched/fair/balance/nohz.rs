@@ -171,6 +171,12 @@ impl Sched {
     /// after this one and ending with it, age its blocked load (STATS) and run its due
     /// balancing with it as the destination (BALANCE).
     pub(crate) fn _nohz_idle_balance(&mut self, this: CpuId, flags: u32) {
+        let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::NohzIdleBalance);
+        self._nohz_idle_balance_body(this, flags);
+        self.leave_fn(prev_fn);
+    }
+
+    fn _nohz_idle_balance_body(&mut self, this: CpuId, flags: u32) {
         let now = self.jiffies();
         let mut next_balance = now + 60 * self.cfg.hz as u64;
         let mut update_next = false;
@@ -200,6 +206,7 @@ impl Sched {
                 break;
             }
             self.lb.cost_acc += per_cpu;
+            self.profile_add(per_cpu);
             if flags & nohz_flags::STATS_KICK != 0 {
                 has_blocked |= self.update_nohz_stats(c);
             }

@@ -217,10 +217,17 @@ impl Sched {
             sum_util += sgs.group_util;
         }
         self.lb.counters.cpus_examined += examined;
-        self.lb.cost_acc += examined * self.machine.costs.sched_lb_per_cpu_ns;
+        let ns = examined * self.machine.costs.sched_lb_per_cpu_ns;
+        self.lb.cost_acc += ns;
+        self.profile_add(ns);
         sds.prefer_sibling = sds.has_busiest && sds.busiest.prefer_sibling;
         if self.sd.domains[sd].parent.is_none() {
-            self.set_rd_overloaded(sg_overloaded);
+            if self.features.on(Feature::OVERUTIL_WITHOUT_EAS) {
+                // Before v6.10 the top level stored the flag whether it changed or not.
+                self.rd_write_overloaded(env.dst_cpu, sg_overloaded);
+            } else {
+                self.set_rd_overloaded(env.dst_cpu, sg_overloaded);
+            }
             self.set_rd_overutilized(env.dst_cpu, sg_overutilized);
         } else if sg_overutilized {
             self.set_rd_overutilized(env.dst_cpu, true);

@@ -46,6 +46,12 @@ impl Sched {
     /// sched_balance_softirq, normal path: blocked averages, then the domains. The NOHZ
     /// path (balancing for tickless CPUs) runs from the ILB kick event instead.
     pub fn sched_balance_softirq(&mut self, cpu: CpuId) {
+        let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::SchedBalanceDomains);
+        self.sched_balance_softirq_body(cpu);
+        self.leave_fn(prev_fn);
+    }
+
+    fn sched_balance_softirq_body(&mut self, cpu: CpuId) {
         let idle = if self.rqs[cpu].lb.idle_balance {
             CpuIdleType::Idle
         } else {
@@ -146,10 +152,10 @@ impl Sched {
         }
     }
 
-    /// set_rd_overloaded: write only on change (spec placement §1.8).
-    pub fn set_rd_overloaded(&mut self, v: bool) {
-        if self.rd.overloaded != v {
-            self.rd.overloaded = v;
+    /// set_rd_overloaded: read, and write only on change (spec placement §1.8).
+    pub fn set_rd_overloaded(&mut self, cpu: CpuId, v: bool) {
+        if self.rd_read_overloaded(cpu) != v {
+            self.rd_write_overloaded(cpu, v);
         }
     }
 

@@ -2,6 +2,7 @@
 
 use crate::machine::CpuId;
 use crate::sched::fair::class::wf;
+use crate::sched::profile::SchedFn;
 use crate::sched::topology::SdFlags;
 use crate::sched::{Sched, TaskId};
 
@@ -30,10 +31,13 @@ impl Sched {
         let prev = self.tasks[p].cpu;
         let cpu = if self.tasks[p].nr_cpus_allowed > 1 {
             self.placement_visits = 0;
+            let prev_fn = self.enter_fn(SchedFn::SelectTaskRqFair);
             let cpu = self.select_task_rq_fair(p, prev, wake_flags, this_cpu);
             self.placement.calls += 1;
             self.placement.cpus_visited += self.placement_visits;
             let cost = self.placement_visits * self.machine.costs.sched_idle_scan_per_cpu_ns;
+            self.profile_add(cost);
+            self.leave_fn(prev_fn);
             if cost > 0 {
                 self.charge_sched_cost(this_cpu, cost);
             }
