@@ -108,3 +108,33 @@ fn pre_v6_10_rule_reads_and_writes_it_without_eas() {
     );
     assert!((3..=3 * w).contains(&m), "{:?}", r.root_domain);
 }
+
+fn profile_ns(r: &RunResult, f: &str) -> u64 {
+    r.sched_profile.iter().find(|e| e.function == f).unwrap().ns
+}
+
+#[test]
+fn line_misses_cost_scheduler_time_in_the_reading_function() {
+    // Seed 001's mechanism: under the pre-v6.10 rule the shared line moves between CPUs,
+    // and each fetch stalls the function that read it; v6.10 leaves enqueue and the tick
+    // nothing to fetch.
+    let tasks = || {
+        let mut t: Vec<TaskSpec> = (0..3).map(|c| busy_sleeper(&format!("s{c}"), c)).collect();
+        t.push(hog("h", 0, Some(vec![3])));
+        t
+    };
+    let before = run_with("smp:4", "OVERUTIL_WITHOUT_EAS", tasks());
+    let after = run_with("smp:4", "", tasks());
+    let rd = &before.root_domain;
+    assert!(rd.line_misses > 0 && rd.line_transfer_ns >= rd.line_misses * 40, "{rd:?}");
+    assert!(profile_ns(&before, "enqueue_task_fair") > 0);
+    assert!(profile_ns(&before, "task_tick_fair") > 0);
+    assert_eq!(profile_ns(&after, "task_tick_fair"), 0);
+    assert_eq!(after.root_domain.overutilized_reads, 0);
+    // Wake-up costs are booked as they were: 1 µs per wake-up to try_to_wake_up.
+    assert_eq!(profile_ns(&after, "try_to_wake_up") % 1_000, 0);
+    assert!(profile_ns(&after, "try_to_wake_up") >= 3 * 240 * 1_000);
+    // The profile is ordered, largest first.
+    let ns: Vec<u64> = before.sched_profile.iter().map(|e| e.ns).collect();
+    assert!(ns.windows(2).all(|w| w[0] >= w[1]), "{ns:?}");
+}
