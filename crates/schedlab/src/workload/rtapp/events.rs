@@ -57,8 +57,11 @@ impl Compiler<'_> {
     ) -> Result<Vec<Op>, InputError> {
         if key.starts_with("external_workload") {
             return Err(self
-                .err(path, "`external_workload` is not supported: it calls a function from a \
-                           shared library, whose work cannot be known")
+                .err(
+                    path,
+                    "`external_workload` is not supported: it calls a function from a \
+                           shared library, whose work cannot be known",
+                )
                 .with_fix("replace it by `run` events of the function's typical duration"));
         }
         let Some(kind) = event_name(key) else {
