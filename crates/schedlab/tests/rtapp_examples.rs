@@ -21,6 +21,7 @@ const UNSUPPORTED: &[&str] = &[
     "only /dev/null is modelled",
     "priority-inheritance mutexes are not modelled",
     "`external_workload` is not supported",
+    "the pre-2015 rt-app grammar",
     // Fragments under merge/ are pieces of a use case, not use cases.
     "no `tasks` object",
 ];

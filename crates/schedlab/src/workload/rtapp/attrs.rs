@@ -41,8 +41,9 @@ impl Compiler<'_> {
             // Linux 6.12+: sched_attr.sched_runtime of a fair task is its custom slice
             // (rt-app passes dl-runtime there). 0 = the default slice.
             "dl-runtime" => a.slice_ns = Some(self.micros(v, path)?),
-            // Only SCHED_DEADLINE reads these; the kernel ignores them for fair tasks.
-            "dl-period" | "dl-deadline" => {
+            // Only SCHED_DEADLINE reads these (`period` / `deadline` are rt-app's legacy
+            // task-level names); the kernel ignores them for fair tasks.
+            "dl-period" | "dl-deadline" | "period" | "deadline" => {
                 self.micros(v, path)?;
             }
             "taskgroup" => self.taskgroup(v, path)?,

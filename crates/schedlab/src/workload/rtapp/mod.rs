@@ -367,6 +367,13 @@ impl<'a> Compiler<'a> {
                 }
                 "delay" => delay_ns = self.micros(val, &kpath)?,
                 "phases" => phases_json = Some((val, kpath)),
+                // rt-app's 2014 grammar (one periodic job per thread, resources taken
+                // in `lock_order`): current rt-app no longer reads it either.
+                "exec" | "lock_order" => {
+                    return Err(self
+                        .err(&kpath, "the pre-2015 rt-app grammar (`exec`, `lock_order`) is not supported")
+                        .with_fix("write the task as events: \"run\": EXEC, \"timer\": {\"ref\": \"unique\", \"period\": PERIOD}"))
+                }
                 _ if self.attr(&mut attrs, key, val, &kpath)? => {}
                 _ if has_phases && event_name(key).is_some() => {
                     return Err(self
