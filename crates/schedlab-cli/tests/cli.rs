@@ -256,7 +256,11 @@ fn bad_rtapp_files_are_rejected_with_a_place() {
     let dir = temp_dir("bad-rtapp");
     let cases = [
         // (file text, what the one-line error must say)
-        ("{\"tasks\": {\"a\": {\"run\": 100,}}}", "bad.json:1:29"),
+        // A missing comma (rt-app's json-c allows a trailing one, so that loads).
+        (
+            "{\"tasks\": {\"a\": {\"run\": 100 \"sleep\": 1}}}",
+            "bad.json:1:29",
+        ),
         (
             "{\"tasks\": {\"a\": {\"run\": 100, \"bogus\": 1}}}",
             "tasks.a.bogus",
@@ -264,7 +268,7 @@ fn bad_rtapp_files_are_rejected_with_a_place() {
         ("{\"tasks\": {\"a\": {\"run\": -5}}}", "tasks.a.run"),
         (
             "{\"tasks\": {\"a\": {\"policy\": \"SCHED_FIFO\", \"run\": 5}}}",
-            "fair class only",
+            "needs the real-time class",
         ),
     ];
     for (text, needle) in cases {

@@ -8,6 +8,7 @@ use crate::sched::{Sched, TaskId, Work};
 use crate::time::Ns;
 use crate::workload::program::{match_loops, Since};
 use crate::workload::{Op, TimerMode, Workload};
+use std::rc::Rc;
 
 /// Busy work between two attempts of a spinning `SpinLockCpu` (rep;nop loop).
 pub const SPIN_QUANTUM_NS: Ns = 2_000;
@@ -41,6 +42,9 @@ pub struct ProgState {
     partner: Vec<usize>,
     /// When the task started (rt-app timers count from the thread's start).
     pub start: Ns,
+    /// `start` was fixed when the task was forked (rt-app counts a forked thread's
+    /// timers from the use case's start plus its delay, not from the fork).
+    pub start_fixed: bool,
     /// Progress inside the blocking op at `pc − 1`, across sleeps.
     io: OpProgress,
     /// `Op::Stamp` slots.
@@ -69,7 +73,18 @@ pub struct Interpreter {
     /// When each task was last woken through an object, until a `Record` consumes it.
     woken_at: Vec<Option<Ns>>,
     pub probes: Probes,
+    /// Programs of the tasks `Op::Fork` created, by task id − `workload.tasks.len()`.
+    forked: Vec<Rc<[Op]>>,
+    /// LoopBegin ↔ LoopEnd partners of each fork template.
+    template_partners: Vec<Vec<usize>>,
+    /// Children created from each template so far (rt-app's per-target fork id).
+    fork_counts: Vec<u32>,
+    /// Tasks forked since the run loop last looked (it counts them as live).
+    pub spawned: usize,
 }
+
+/// rt-app's FORKS_LIMIT: a fork target created this many times stops further forks.
+pub const FORKS_LIMIT: u32 = 1024;
 
 impl Interpreter {
     pub fn new(workload: &Workload, nr_cpus: usize) -> Result<Self, String> {
@@ -83,10 +98,18 @@ impl Interpreter {
                     partner: match_loops(&t.program)
                         .map_err(|e| format!("task '{}': {e}", t.comm))?,
                     start: 0,
+                    start_fixed: false,
                     io: OpProgress::default(),
                     stamps: Vec::new(),
                     spin_held: None,
                 })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let template_partners = workload
+            .templates
+            .iter()
+            .map(|t| {
+                match_loops(&t.spec.program).map_err(|e| format!("template '{}': {e}", t.spec.comm))
             })
             .collect::<Result<Vec<_>, String>>()?;
         check_objects(workload, nr_cpus)?;
@@ -100,6 +123,10 @@ impl Interpreter {
                 counters: vec![0; workload.counters.len()],
                 logs: vec![Vec::new(); workload.logs.len()],
             },
+            forked: Vec::new(),
+            template_partners,
+            fork_counts: vec![0; workload.templates.len()],
+            spawned: 0,
         })
     }
 
@@ -111,7 +138,14 @@ impl Interpreter {
         p: TaskId,
         cpu: CpuId,
     ) -> Step {
-        let program = &workload.tasks[p].program;
+        let forked;
+        let program: &[Op] = match workload.tasks.get(p) {
+            Some(t) => &t.program,
+            None => {
+                forked = self.forked[p - workload.tasks.len()].clone();
+                &forked
+            }
+        };
         let now = sched.now;
         for _ in 0..MAX_INSTANT_OPS {
             let st = &mut self.progs[p];
@@ -224,6 +258,12 @@ impl Interpreter {
                     }
                 }
                 Op::Count { counter } => self.probes.counters[*counter] += 1,
+                Op::Fork { template } => {
+                    if !self.fork(sched, workload, p, cpu, *template) {
+                        sched.exit_current(cpu);
+                        return Step::Exited;
+                    }
+                }
                 Op::Lock { obj } => {
                     if objects::mutex_lock(&mut self.objs[*obj], p) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
@@ -293,6 +333,86 @@ impl Interpreter {
     }
 }
 
+impl Interpreter {
+    /// rt-app `fork`: create a child from `template` on the parent's CPU and start it
+    /// now (or at the template's delay from the start, if that is later). `false` when
+    /// the template hit rt-app's fork limit: rt-app then exits, here the parent stops.
+    fn fork(
+        &mut self,
+        sched: &mut Sched,
+        workload: &Workload,
+        parent: TaskId,
+        cpu: CpuId,
+        template: usize,
+    ) -> bool {
+        let t = &workload.templates[template];
+        let nforks = self.fork_counts[template];
+        if nforks >= FORKS_LIMIT {
+            self.stuck.push(format!(
+                "task '{}' forked '{}' {FORKS_LIMIT} times, rt-app's limit; it was stopped",
+                sched.tasks[parent].comm, t.spec.comm
+            ));
+            return false;
+        }
+        self.fork_counts[template] += 1;
+        let id = sched.tasks.len();
+        let mut spec = t.spec.clone();
+        spec.comm = format!(
+            "{}-{}-{nforks:04}",
+            t.spec.comm,
+            id.saturating_sub(t.index_base)
+        );
+        // pthread_create inherits the parent's affinity; rt-app only changes it when
+        // the task names `cpus`.
+        if spec.cpus.is_none() {
+            let allowed = &sched.tasks[parent].cpus_allowed;
+            if allowed.iter().any(|a| !a) {
+                spec.cpus = Some((0..allowed.len()).filter(|&c| allowed[c]).collect());
+            }
+        }
+        // Each child gets fresh copies of the template's unique timers.
+        let fresh: Vec<(usize, usize)> = t
+            .private_timers
+            .iter()
+            .map(|&old| {
+                self.timers.push(None);
+                (old, self.timers.len() - 1)
+            })
+            .collect();
+        let mut program = std::mem::take(&mut spec.program);
+        for op in &mut program {
+            if let Op::Timer { timer, .. } = op {
+                if let Some(&(_, new)) = fresh.iter().find(|(old, _)| old == timer) {
+                    *timer = new;
+                }
+            }
+        }
+        let child = sched.add_task(&spec);
+        debug_assert_eq!(child, id);
+        // Fork placement starts from the parent's CPU (wake_up_new_task reads it).
+        if sched.tasks[child].cpus_allowed[cpu] {
+            sched.set_task_cpu(child, cpu);
+        }
+        self.forked.push(program.into());
+        self.progs.push(ProgState {
+            pc: 0,
+            loops: Vec::new(),
+            partner: self.template_partners[template].clone(),
+            start: spec.delay_ns,
+            start_fixed: true,
+            io: OpProgress::default(),
+            stamps: Vec::new(),
+            spin_held: None,
+        });
+        self.woken_at.push(None);
+        self.spawned += 1;
+        sched
+            .events
+            .push(sched.now.max(spec.delay_ns), super::Event::TaskStart(child));
+        true
+    }
+}
+
 fn waker<'a>(sched: &'a mut Sched, cpu: CpuId, woken_at: &'a mut [Option<Ns>]) -> Waker<'a> {
     Waker {
         sched,
@@ -311,9 +431,9 @@ fn block_and_retry(sched: &mut Sched, st: &mut ProgState, cpu: CpuId) -> Step {
 /// Every op names an object (counter, log) that exists and has the right kind.
 fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
     use crate::workload::program::ObjectSpec as O;
-    for t in &workload.tasks {
-        for (i, op) in t.program.iter().enumerate() {
-            let bad = |what: String| Err(format!("task '{}' op {i}: {what}", t.comm));
+    for (comm, program) in workload.programs() {
+        for (i, op) in program.iter().enumerate() {
+            let bad = |what: String| Err(format!("task '{comm}' op {i}: {what}"));
             match op {
                 Op::Timer { timer, .. } if *timer >= workload.timers.len() => {
                     return bad(format!(
@@ -326,6 +446,9 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
                 }
                 Op::Record { log, .. } if *log >= workload.logs.len() => {
                     return bad(format!("log {log} does not exist"));
+                }
+                Op::Fork { template } if *template >= workload.templates.len() => {
+                    return bad(format!("fork template {template} does not exist"));
                 }
                 _ => {}
             }

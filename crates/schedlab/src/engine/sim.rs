@@ -123,7 +123,10 @@ impl Simulation {
         let s = &mut self.sched;
         match ev {
             Event::TaskStart(p) => {
-                self.interp.progs[p].start = s.now;
+                let st = &mut self.interp.progs[p];
+                if !st.start_fixed {
+                    st.start = s.now;
+                }
                 s.wake_up_new_task(p);
             }
             Event::WorkDone(cpu) => {
@@ -131,6 +134,8 @@ impl Simulation {
                 if self.interp.advance(s, &self.workload, p, cpu) == Step::Exited {
                     self.live_tasks -= 1;
                 }
+                // Tasks the program forked are live until they exit.
+                self.live_tasks += std::mem::take(&mut self.interp.spawned);
             }
             Event::TimerWake(p) => {
                 if s.tasks[p].state == TaskState::Sleeping {

@@ -54,7 +54,11 @@ pub fn prepare_on(
 ) -> Result<Simulation, InputError> {
     let features = check_knobs(scenario)?;
     let n = machine.nr_cpus();
-    for t in &workload.tasks {
+    for t in workload
+        .tasks
+        .iter()
+        .chain(workload.templates.iter().map(|t| &t.spec))
+    {
         // Affinity changes inside the program (rt-app phase `cpus`) are checked too:
         // the kernel model would otherwise drop CPUs it does not have.
         let in_program = t.program.iter().filter_map(|op| match op {

@@ -185,6 +185,11 @@ pub enum Op {
     Count {
         counter: usize,
     },
+    /// Create and start a new task from `Workload::templates[template]` (rt-app `fork`):
+    /// it starts on the forking task's CPU, as a forked child does.
+    Fork {
+        template: usize,
+    },
 }
 
 /// The origin of a `Record` sample.
@@ -234,6 +239,21 @@ pub struct TaskSpec {
     pub program: Vec<Op>,
 }
 
+/// A task created at run time by `Op::Fork` (rt-app `fork`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskTemplate {
+    /// The task to create; its `comm` is the base name, and each child is named
+    /// `<comm>-<index>-<forkid>` with forkid counted per template (four digits, as
+    /// rt-app prints it).
+    pub spec: TaskSpec,
+    /// Timers each child gets a fresh copy of (rt-app `unique*` refs), by index into
+    /// `Workload::timers`; the copies start unused.
+    pub private_timers: Vec<usize>,
+    /// A child's `<index>` is its task id minus this: the number of tasks created before
+    /// this workload's, so indices continue the workload's own thread numbering.
+    pub index_base: usize,
+}
+
 /// A shared or per-task periodic timer (rt-app `timer` ref).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimerSpec {
@@ -277,6 +297,8 @@ pub struct Workload {
     pub logs: Vec<String>,
     /// What each benchmark front end prints and reports after the run.
     pub reports: Vec<ToolReport>,
+    /// Tasks that `Op::Fork` creates at run time, indexed by the op's `template`.
+    pub templates: Vec<TaskTemplate>,
 }
 
 impl Workload {
@@ -290,23 +312,36 @@ impl Workload {
             counter: self.counters.len(),
             log: self.logs.len(),
         };
+        let template_shift = self.templates.len();
         self.timers.extend(other.timers);
         self.objects.extend(other.objects);
         self.counters.extend(other.counters);
         self.logs.extend(other.logs);
-        for mut t in other.tasks {
-            for op in &mut t.program {
+        let relocate = |program: &mut Vec<Op>| {
+            for op in program {
                 match op {
                     Op::Timer { timer, .. } => *timer += shift,
                     Op::Count { counter } => *counter += base.counter,
                     Op::Record { log, .. } => *log += base.log,
+                    Op::Fork { template } => *template += template_shift,
                     _ => {}
                 }
                 if let Some(obj) = op.object_mut() {
                     *obj += base.obj;
                 }
             }
+        };
+        for mut t in other.tasks {
+            relocate(&mut t.program);
             self.tasks.push(t);
+        }
+        for mut t in other.templates {
+            relocate(&mut t.spec.program);
+            for timer in &mut t.private_timers {
+                *timer += shift;
+            }
+            t.index_base += base.task;
+            self.templates.push(t);
         }
         for mut r in other.reports {
             r.shift(&base);
@@ -316,6 +351,15 @@ impl Workload {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+    }
+
+    /// Every program: the tasks' and the fork templates'.
+    pub fn programs(&self) -> impl Iterator<Item = (&str, &[Op])> {
+        let tasks = self.tasks.iter();
+        let templates = self.templates.iter().map(|t| &t.spec);
+        tasks
+            .chain(templates)
+            .map(|t| (t.comm.as_str(), t.program.as_slice()))
     }
 }
 

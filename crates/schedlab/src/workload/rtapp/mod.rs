@@ -6,11 +6,20 @@
 //! (`src/rt-app_parse_config.c`) and thread body (`src/rt-app.c`) where the spec is
 //! silent: thread names, loop defaults, timer mode defaults, phase attribute rules.
 
-use super::program::{TimerSpec, UclampReq};
+mod attrs;
+mod events;
+mod json;
+mod resources;
+
+use super::program::{TaskTemplate, TimerSpec};
 use super::{Op, Policy, SchedChange, TaskSpec, TimerMode, Workload};
 use crate::error::InputError;
 use crate::time::{Ns, NSEC_PER_SEC, NSEC_PER_USEC};
+use attrs::Attrs;
+use events::TaskCtx;
+pub use events::{event_name, DEFAULT_MEM_BUFFER, IO_WRITE_SYSCALL_NS, MEM_WRITE_BYTES_PER_US};
 use json::Json;
+use resources::Resources;
 use std::collections::HashMap;
 
 /// `global` keys that only steer rt-app's logging, tracing or load calibration. The
@@ -32,23 +41,9 @@ const GLOBAL_NO_OPS: &[(&str, JsonKind)] = &[
     ("lock_pages", JsonKind::Bool),
     // Only changes how the log's `slack` column is summed.
     ("cumulative_slack", JsonKind::Bool),
-];
-
-/// rt-app event names in the order rt-app tries them as key prefixes (`runtime` before
-/// `run`, `memrun` before `mem`), so `run1` is a run and `runtime0` a runtime.
-const EVENT_PREFIXES: &[&str] = &[
-    "lock", "unlock", "wait", "signal", "broad", "sync", "sleep", "runtime", "run", "timer",
-    "suspend", "resume", "memrun", "mem", "iorun", "yield", "barrier", "fork", "sem_post",
-    "sem_wait",
-];
-
-/// rt-app task/phase keys this front end knows but does not model yet.
-const UNSUPPORTED_SCHED_KEYS: &[&str] = &[
-    "dl-runtime",
-    "dl-period",
-    "dl-deadline",
-    "nodes_membind",
-    "taskgroup",
+    // A leftover of early rt-app versions that the doc/examples still carry; no
+    // rt-app version since 2014 reads it.
+    ("frag", JsonKind::Int),
 ];
 
 /// Guard against files that would make the simulator allocate without bound.
@@ -56,7 +51,8 @@ const MAX_THREADS: u64 = 100_000;
 
 /// Parse an rt-app JSON document into a workload. `origin` is the file name for errors.
 pub fn parse_rtapp(text: &str, origin: &str) -> Result<Workload, InputError> {
-    let root = json::parse(text, origin)?;
+    // workgen's repeated event keys are separate events; any other key must be unique.
+    let root = json::parse(text, origin, |key| event_name(key).is_some())?;
     Compiler::new(origin).file(&root)
 }
 
@@ -67,6 +63,7 @@ enum JsonKind {
     Bool,
     IntOrString,
     BoolOrString,
+    Int,
 }
 
 impl JsonKind {
@@ -77,7 +74,7 @@ impl JsonKind {
                 JsonKind::String | JsonKind::IntOrString | JsonKind::BoolOrString,
                 Json::Str(_)
             ) | (JsonKind::Bool | JsonKind::BoolOrString, Json::Bool(_))
-                | (JsonKind::IntOrString, Json::Int(_))
+                | (JsonKind::IntOrString | JsonKind::Int, Json::Int(_))
         )
     }
 
@@ -87,17 +84,9 @@ impl JsonKind {
             JsonKind::Bool => "true or false",
             JsonKind::IntOrString => "an integer or a string",
             JsonKind::BoolOrString => "a string (or a boolean)",
+            JsonKind::Int => "an integer",
         }
     }
-}
-
-/// Scheduling attributes as written at task or phase level.
-#[derive(Default)]
-struct Attrs {
-    policy: Option<Policy>,
-    nice: Option<i32>,
-    cpus: Option<Vec<usize>>,
-    uclamp: UclampReq,
 }
 
 /// Loop count: `None` = forever (rt-app `-1`).
@@ -111,14 +100,23 @@ struct Phase {
 }
 
 /// A timer ref seen in one task, before instances give unique refs their own timer.
-struct LocalTimer {
-    name: String,
+#[derive(Clone)]
+pub struct LocalTimer {
+    pub name: String,
     /// rt-app `unique*` refs are per thread; every other ref is shared file-wide.
-    unique: bool,
+    pub unique: bool,
+}
+
+/// A task as compiled before its threads are created, kept for `fork`.
+struct TaskDef {
+    path: String,
+    /// `comm` is the task's JSON key.
+    spec: TaskSpec,
+    timers: Vec<LocalTimer>,
 }
 
 /// Per-file state: where errors point, the timers created so far and thread numbering.
-struct Compiler<'a> {
+pub struct Compiler<'a> {
     file: &'a str,
     timers: Vec<TimerSpec>,
     /// Absolute mode per timer: rt-app keeps the mode on the timer resource, and any
@@ -128,6 +126,12 @@ struct Compiler<'a> {
     /// rt-app numbers threads across the whole file, in creation order.
     next_index: u64,
     default_policy: Policy,
+    /// Mutexes, condvars, barriers and semaphores by name; fork targets.
+    resources: Resources,
+    /// `global.mem_buffer_size`: the chunk size of `iorun` writes.
+    mem_buffer: u64,
+    /// Every task by JSON key, for `fork`.
+    defs: HashMap<String, TaskDef>,
 }
 
 impl<'a> Compiler<'a> {
@@ -139,10 +143,13 @@ impl<'a> Compiler<'a> {
             shared: HashMap::new(),
             next_index: 0,
             default_policy: Policy::Normal,
+            resources: Resources::default(),
+            mem_buffer: DEFAULT_MEM_BUFFER,
+            defs: HashMap::new(),
         }
     }
 
-    fn err(&self, path: &str, msg: impl Into<String>) -> InputError {
+    pub(super) fn err(&self, path: &str, msg: impl Into<String>) -> InputError {
         InputError::new(format!("{}: {path}", self.file), msg)
     }
 
@@ -159,8 +166,8 @@ impl<'a> Compiler<'a> {
                 .with_fix("rt-app files need \"tasks\": { \"NAME\": { ... } }")
         })?;
         for (key, _) in top {
-            // `resources` only pre-declares mutexes, conds and barriers; every event
-            // that could use one is rejected below, so it cannot change a run.
+            // `resources` only pre-declares mutexes, conds and barriers; events create
+            // the same objects by name when they first use them.
             if !matches!(key.as_str(), "global" | "tasks" | "resources") {
                 return Err(self.unknown_key(key, "global, tasks, resources"));
             }
@@ -175,8 +182,12 @@ impl<'a> Compiler<'a> {
         for (name, task) in entries {
             tasks.extend(self.task(name, task, &format!("tasks.{name}"))?);
         }
+        let mut templates = self.templates()?;
         // A timer's mode is only known once every use has been read.
-        for t in &mut tasks {
+        let programs = tasks
+            .iter_mut()
+            .chain(templates.iter_mut().map(|t| &mut t.spec));
+        for t in programs {
             for op in &mut t.program {
                 if let Op::Timer { timer, mode, .. } = op {
                     *mode = if self.absolute[*timer] {
@@ -190,10 +201,66 @@ impl<'a> Compiler<'a> {
         Ok(Workload {
             tasks,
             timers: self.timers,
-            objects: Vec::new(),
+            objects: self.resources.objects,
             duration_ns,
+            templates,
             ..Workload::default()
         })
+    }
+
+    /// One template per task a `fork` event names, in order of first use (the index
+    /// `Op::Fork` already holds).
+    fn templates(&mut self) -> Result<Vec<TaskTemplate>, InputError> {
+        let targets = std::mem::take(&mut self.resources.fork_targets);
+        let mut out = Vec::new();
+        for (name, fork_path) in targets {
+            let Some(def) = self.defs.get(&name) else {
+                return Err(self
+                    .err(&fork_path, format!("fork of unknown task '{name}'"))
+                    .with_fix("name a task defined under `tasks` (instance 0 defines one that only forks create)"));
+            };
+            if def
+                .spec
+                .program
+                .iter()
+                .any(|op| matches!(op, Op::BarrierWait { .. }))
+            {
+                return Err(self
+                    .err(&def.path, format!("task '{name}' is forked and uses a barrier"))
+                    .with_fix("rt-app counts a barrier's users from the file, so forked threads cannot use barriers; use sem_post/sem_wait or signal/wait"));
+            }
+            let (mut spec, timers) = (def.spec.clone(), def.timers.clone());
+            let mut private_timers = Vec::new();
+            let map: Vec<usize> = timers
+                .iter()
+                .map(|lt| {
+                    let i = self.timer_index(lt, &format!("{name}-fork"));
+                    if lt.unique {
+                        private_timers.push(i);
+                    }
+                    i
+                })
+                .collect();
+            self.bind_timers(&mut spec.program, &map);
+            out.push(TaskTemplate {
+                spec,
+                private_timers,
+                index_base: 0,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Replace task-local timer indices in `program` by the workload's, noting which
+    /// timers some use makes absolute.
+    fn bind_timers(&mut self, program: &mut [Op], map: &[usize]) {
+        for op in program {
+            if let Op::Timer { timer, mode, .. } = op {
+                let global = map[*timer];
+                self.absolute[global] |= *mode == TimerMode::Absolute;
+                *timer = global;
+            }
+        }
     }
 
     fn global(&mut self, g: &Json) -> Result<Option<Ns>, InputError> {
@@ -209,16 +276,34 @@ impl<'a> Compiler<'a> {
                     Json::Bool(false) => {}
                     Json::Bool(true) => {
                         return Err(self
-                            .err(&path, "priority-inheritance mutexes are not supported yet")
-                            .with_fix("remove pi_enabled or set it to false"))
+                            .err(&path, "priority-inheritance mutexes are not modelled")
+                            .with_fix("remove pi_enabled or set it to false (plain mutexes)"))
                     }
                     _ => return Err(self.wrong_type(&path, "true or false", v)),
                 },
-                "io_device" | "mem_buffer_size" => {
-                    return Err(self
-                        .err(&path, format!("rt-app key `{key}` is not supported yet"))
-                        .with_fix("remove it; iorun and mem events are not modelled"))
-                }
+                // iorun's writes cost one syscall each on /dev/null (events.rs); a real
+                // device would block on I/O, which is not modelled.
+                "io_device" => match self.string(v, &path)? {
+                    "/dev/null" => {}
+                    d => {
+                        return Err(self
+                            .err(
+                                &path,
+                                format!("io_device '{d}': only /dev/null is modelled"),
+                            )
+                            .with_fix(
+                                "use \"/dev/null\"; writes to a real device would wait for I/O",
+                            ))
+                    }
+                },
+                "mem_buffer_size" => match self.non_negative(v, &path)? {
+                    0 => {
+                        return Err(self
+                            .err(&path, "mem_buffer_size 0")
+                            .with_fix("give the buffer size in bytes (default 4194304)"))
+                    }
+                    n => self.mem_buffer = n,
+                },
                 _ => match GLOBAL_NO_OPS.iter().find(|(k, _)| k == key) {
                     Some((_, kind)) if kind.accepts(v) => {}
                     Some((_, kind)) => return Err(self.wrong_type(&path, kind.describe(), v)),
@@ -226,7 +311,8 @@ impl<'a> Compiler<'a> {
                         return Err(self.unknown_key(
                             &path,
                             "duration, default_policy, calibration, logdir, log_basename, \
-                             log_size, ftrace, gnuplot, lock_pages, pi_enabled, cumulative_slack",
+                             log_size, ftrace, gnuplot, lock_pages, pi_enabled, cumulative_slack, \
+                             io_device, mem_buffer_size, frag",
                         ))
                     }
                 },
@@ -264,7 +350,12 @@ impl<'a> Compiler<'a> {
         let (mut instances, mut count, mut delay_ns) = (1u64, None, 0);
         let mut loop_given = false;
         let mut phases_json = None;
-        let mut timers = Vec::new();
+        let has_phases = obj.iter().any(|(k, _)| k == "phases");
+        let mut cx = TaskCtx {
+            name,
+            timers: Vec::new(),
+            held: Vec::new(),
+        };
         let mut events = Vec::new();
         for (key, val) in obj {
             let kpath = format!("{path}.{key}");
@@ -276,19 +367,26 @@ impl<'a> Compiler<'a> {
                 }
                 "delay" => delay_ns = self.micros(val, &kpath)?,
                 "phases" => phases_json = Some((val, kpath)),
+                // rt-app's 2014 grammar (one periodic job per thread, resources taken
+                // in `lock_order`): current rt-app no longer reads it either.
+                "exec" | "lock_order" => {
+                    return Err(self
+                        .err(&kpath, "the pre-2015 rt-app grammar (`exec`, `lock_order`) is not supported")
+                        .with_fix("write the task as events: \"run\": EXEC, \"timer\": {\"ref\": \"unique\", \"period\": PERIOD}"))
+                }
                 _ if self.attr(&mut attrs, key, val, &kpath)? => {}
-                _ => events.push(self.event(key, val, &kpath, &mut timers)?),
+                _ if has_phases && event_name(key).is_some() => {
+                    return Err(self
+                        .err(&kpath, "event outside `phases`")
+                        .with_fix("with a `phases` object every event goes inside a phase"));
+                }
+                _ => events.extend(self.event(key, val, &kpath, &mut cx)?),
             }
         }
         let policy = attrs.policy.unwrap_or(self.default_policy);
         let program = match phases_json {
             Some((pj, ppath)) => {
-                if let Some((key, _)) = obj.iter().find(|(k, _)| event_name(k).is_some()) {
-                    return Err(self
-                        .err(&format!("{path}.{key}"), "event outside `phases`")
-                        .with_fix("with a `phases` object every event goes inside a phase"));
-                }
-                let phases = self.phases(pj, &ppath, &mut timers)?;
+                let phases = self.phases(pj, &ppath, &mut cx)?;
                 self.phased_program(&attrs, count, &phases, &ppath)?
             }
             None => {
@@ -302,42 +400,31 @@ impl<'a> Compiler<'a> {
                 wrap(if loop_given { count } else { None }, events)
             }
         };
-        self.instantiate(name, instances, path, &timers, |comm| TaskSpec {
-            comm,
+        let spec = TaskSpec {
+            comm: name.to_string(),
             policy,
             nice: attrs.nice.unwrap_or(0),
-            slice_ns: None,
+            slice_ns: attrs.slice_ns,
             uclamp: attrs.uclamp,
             cpus: attrs.cpus.clone(),
             delay_ns,
-            program: program.clone(),
-        })
+            program,
+        };
+        self.resources.add_parties(&spec.program, instances);
+        let threads = self.instantiate(&spec, instances, path, &cx.timers)?;
+        let timers = cx.timers;
+        self.defs.insert(
+            name.to_string(),
+            TaskDef {
+                path: path.to_string(),
+                spec,
+                timers,
+            },
+        );
+        Ok(threads)
     }
 
-    /// Handle a policy/priority/cpus (or known-unsupported) key; `false` = not one.
-    fn attr(&self, a: &mut Attrs, key: &str, v: &Json, path: &str) -> Result<bool, InputError> {
-        match key {
-            "policy" => a.policy = Some(self.policy(v, path)?),
-            "priority" => a.nice = Some(self.nice(v, path)?),
-            "cpus" => a.cpus = Some(self.cpus(v, path)?),
-            "util_min" => a.uclamp.min = Some(self.util_clamp(v, path)?),
-            "util_max" => a.uclamp.max = Some(self.util_clamp(v, path)?),
-            _ if UNSUPPORTED_SCHED_KEYS.contains(&key) => {
-                return Err(self
-                    .err(path, format!("rt-app key `{key}` is not supported yet"))
-                    .with_fix("remove it; docs/rtapp.md lists the supported keys"))
-            }
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-
-    fn phases(
-        &mut self,
-        v: &Json,
-        path: &str,
-        timers: &mut Vec<LocalTimer>,
-    ) -> Result<Vec<Phase>, InputError> {
+    fn phases(&mut self, v: &Json, path: &str, cx: &mut TaskCtx) -> Result<Vec<Phase>, InputError> {
         let obj = self.object(v, path)?;
         if obj.is_empty() {
             return Err(self
@@ -345,16 +432,11 @@ impl<'a> Compiler<'a> {
                 .with_fix("add a phase, or put the events directly in the task"));
         }
         obj.iter()
-            .map(|(name, p)| self.phase(p, &format!("{path}.{name}"), timers))
+            .map(|(name, p)| self.phase(p, &format!("{path}.{name}"), cx))
             .collect()
     }
 
-    fn phase(
-        &mut self,
-        v: &Json,
-        path: &str,
-        timers: &mut Vec<LocalTimer>,
-    ) -> Result<Phase, InputError> {
+    fn phase(&mut self, v: &Json, path: &str, cx: &mut TaskCtx) -> Result<Phase, InputError> {
         let mut phase = Phase {
             attrs: Attrs::default(),
             count: Some(1),
@@ -365,7 +447,7 @@ impl<'a> Compiler<'a> {
             match key.as_str() {
                 "loop" => phase.count = self.count(val, &kpath)?,
                 _ if self.attr(&mut phase.attrs, key, val, &kpath)? => {}
-                _ => phase.events.push(self.event(key, val, &kpath, timers)?),
+                _ => phase.events.extend(self.event(key, val, &kpath, cx)?),
             }
         }
         if phase.events.is_empty() {
@@ -404,7 +486,7 @@ impl<'a> Compiler<'a> {
                 // A phase that names a policy without a priority gets that policy's
                 // default nice, 0 (rt-app parse_sched_data).
                 nice: p.attrs.nice.or(p.attrs.policy.map(|_| 0)),
-                slice_ns: None,
+                slice_ns: p.attrs.slice_ns,
                 uclamp: p.attrs.uclamp,
                 cpus: if any_cpus {
                     p.attrs.cpus.clone().or(task.cpus.clone())
@@ -424,11 +506,10 @@ impl<'a> Compiler<'a> {
     /// Create the task's threads, giving each its own copy of `unique*` timers.
     fn instantiate(
         &mut self,
-        name: &str,
+        spec: &TaskSpec,
         instances: u64,
         path: &str,
         timers: &[LocalTimer],
-        make: impl Fn(String) -> TaskSpec,
     ) -> Result<Vec<TaskSpec>, InputError> {
         if self.next_index + instances > MAX_THREADS {
             return Err(self
@@ -440,19 +521,14 @@ impl<'a> Compiler<'a> {
         }
         let mut out = Vec::new();
         for _ in 0..instances {
-            let mut t = make(format!("{name}-{}", self.next_index));
+            let mut t = spec.clone();
+            t.comm = format!("{}-{}", spec.comm, self.next_index);
             self.next_index += 1;
             let map: Vec<usize> = timers
                 .iter()
                 .map(|lt| self.timer_index(lt, &t.comm))
                 .collect();
-            for op in &mut t.program {
-                if let Op::Timer { timer, mode, .. } = op {
-                    let global = map[*timer];
-                    self.absolute[global] |= *mode == TimerMode::Absolute;
-                    *timer = global;
-                }
-            }
+            self.bind_timers(&mut t.program, &map);
             out.push(t);
         }
         Ok(out)
@@ -475,144 +551,10 @@ impl<'a> Compiler<'a> {
         self.timers.len() - 1
     }
 
-    // ---- events -----------------------------------------------------------------------
-
-    /// Compile one event. Timer ops hold an index into the task's `timers` until the
-    /// task is instantiated.
-    fn event(
-        &self,
-        key: &str,
-        v: &Json,
-        path: &str,
-        timers: &mut Vec<LocalTimer>,
-    ) -> Result<Op, InputError> {
-        let Some(kind) = event_name(key) else {
-            return Err(self.unknown_key(
-                path,
-                "instance, loop, delay, policy, priority, cpus, phases, or an event \
-                 (run, runtime, sleep, timer, yield)",
-            ));
-        };
-        Ok(match kind {
-            "run" => Op::Run {
-                work_ns: self.micros(v, path)?,
-            },
-            "runtime" => Op::RunWall {
-                ns: self.micros(v, path)?,
-            },
-            "sleep" => Op::Sleep {
-                ns: self.micros(v, path)?,
-            },
-            "timer" => self.timer(v, path, timers)?,
-            // rt-app ignores the value (examples write "yield": "").
-            "yield" => Op::Yield,
-            other => {
-                return Err(self
-                    .err(path, format!("rt-app event `{other}` is not supported yet"))
-                    .with_fix("supported events: run, runtime, sleep, timer, yield"))
-            }
-        })
-    }
-
-    fn timer(&self, v: &Json, path: &str, timers: &mut Vec<LocalTimer>) -> Result<Op, InputError> {
-        let (mut name, mut period_ns, mut mode) = (None, None, TimerMode::Relative);
-        for (key, val) in self.object(v, path)? {
-            let kpath = format!("{path}.{key}");
-            match key.as_str() {
-                "ref" => name = Some(self.string(val, &kpath)?.to_string()),
-                "period" => period_ns = Some(self.micros(val, &kpath)?),
-                // rt-app's default is relative.
-                "mode" => {
-                    mode = match self.string(val, &kpath)? {
-                        "absolute" => TimerMode::Absolute,
-                        "relative" => TimerMode::Relative,
-                        other => {
-                            return Err(self
-                                .err(&kpath, format!("unknown timer mode '{other}'"))
-                                .with_fix("use \"absolute\" or \"relative\""))
-                        }
-                    }
-                }
-                _ => return Err(self.unknown_key(&kpath, "ref, period, mode")),
-            }
-        }
-        let fix = "write {\"ref\": \"tick\", \"period\": 16000}";
-        let name = name.ok_or_else(|| self.err(path, "timer without `ref`").with_fix(fix))?;
-        let period_ns =
-            period_ns.ok_or_else(|| self.err(path, "timer without `period`").with_fix(fix))?;
-        let unique = name.starts_with("unique");
-        let timer = match timers.iter().position(|t| t.name == name) {
-            Some(i) => i,
-            None => {
-                timers.push(LocalTimer { name, unique });
-                timers.len() - 1
-            }
-        };
-        Ok(Op::Timer {
-            timer,
-            period_ns,
-            mode,
-        })
-    }
-
     // ---- values -----------------------------------------------------------------------
 
-    fn policy(&self, v: &Json, path: &str) -> Result<Policy, InputError> {
-        match self.string(v, path)? {
-            "SCHED_OTHER" => Ok(Policy::Normal),
-            "SCHED_BATCH" => Ok(Policy::Batch),
-            "SCHED_IDLE" => Ok(Policy::Idle),
-            p @ ("SCHED_FIFO" | "SCHED_RR" | "SCHED_DEADLINE") => Err(self
-                .err(path, format!("{p} is not modelled: fair class only"))
-                .with_fix("use SCHED_OTHER, SCHED_BATCH or SCHED_IDLE")),
-            p => Err(self
-                .err(path, format!("unknown policy '{p}'"))
-                .with_fix("use SCHED_OTHER, SCHED_BATCH or SCHED_IDLE")),
-        }
-    }
-
-    /// rt-app `priority` is the nice value for the fair policies.
-    fn nice(&self, v: &Json, path: &str) -> Result<i32, InputError> {
-        match self.int(v, path)? {
-            n @ -20..=19 => Ok(n as i32),
-            n => Err(self
-                .err(path, format!("priority {n} is not a nice value"))
-                .with_fix("fair policies take a nice value from -20 to 19")),
-        }
-    }
-
-    /// util_min / util_max: a utilization clamp, 0..=1024 (sched_attr.sched_util_*).
-    fn util_clamp(&self, v: &Json, path: &str) -> Result<u32, InputError> {
-        match self.int(v, path)? {
-            n @ 0..=1024 => Ok(n as u32),
-            n => Err(self
-                .err(path, format!("utilization clamp {n} is out of range"))
-                .with_fix("util_min and util_max take 0 to 1024")),
-        }
-    }
-
-    fn cpus(&self, v: &Json, path: &str) -> Result<Vec<usize>, InputError> {
-        let Json::Array(items) = v else {
-            return Err(self.wrong_type(path, "an array of CPU ids", v));
-        };
-        let mut cpus = items
-            .iter()
-            .enumerate()
-            .map(|(i, c)| Ok(self.non_negative(c, &format!("{path}[{i}]"))? as usize))
-            .collect::<Result<Vec<_>, InputError>>()?;
-        if cpus.is_empty() {
-            return Err(self
-                .err(path, "empty CPU list")
-                .with_fix("list at least one CPU, or leave `cpus` out for all"));
-        }
-        // A cpu_set_t: order and repeats do not matter.
-        cpus.sort_unstable();
-        cpus.dedup();
-        Ok(cpus)
-    }
-
     /// rt-app `loop`: -1 = forever, else a positive count.
-    fn count(&self, v: &Json, path: &str) -> Result<Count, InputError> {
+    pub(super) fn count(&self, v: &Json, path: &str) -> Result<Count, InputError> {
         match self.int(v, path)? {
             -1 => Ok(None),
             n if n >= 1 => Ok(Some(n as u64)),
@@ -625,7 +567,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// A duration in µs (rt-app's unit) as ns.
-    fn micros(&self, v: &Json, path: &str) -> Result<Ns, InputError> {
+    pub(super) fn micros(&self, v: &Json, path: &str) -> Result<Ns, InputError> {
         let us = match self.int(v, path)? {
             n if n < 0 => {
                 return Err(self
@@ -640,7 +582,7 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    fn non_negative(&self, v: &Json, path: &str) -> Result<u64, InputError> {
+    pub(super) fn non_negative(&self, v: &Json, path: &str) -> Result<u64, InputError> {
         match self.int(v, path)? {
             n if n >= 0 => Ok(n as u64),
             n => Err(self
@@ -649,42 +591,41 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn int(&self, v: &Json, path: &str) -> Result<i64, InputError> {
+    pub(super) fn int(&self, v: &Json, path: &str) -> Result<i64, InputError> {
         match v {
             Json::Int(n) => Ok(*n),
             _ => Err(self.wrong_type(path, "an integer", v)),
         }
     }
 
-    fn string<'j>(&self, v: &'j Json, path: &str) -> Result<&'j str, InputError> {
+    pub(super) fn string<'j>(&self, v: &'j Json, path: &str) -> Result<&'j str, InputError> {
         match v {
             Json::Str(s) => Ok(s),
             _ => Err(self.wrong_type(path, "a string", v)),
         }
     }
 
-    fn object<'j>(&self, v: &'j Json, path: &str) -> Result<&'j [(String, Json)], InputError> {
+    pub(super) fn object<'j>(
+        &self,
+        v: &'j Json,
+        path: &str,
+    ) -> Result<&'j [(String, Json)], InputError> {
         match v {
             Json::Object(o) => Ok(o),
             _ => Err(self.wrong_type(path, "an object", v)),
         }
     }
 
-    fn wrong_type(&self, path: &str, want: &str, got: &Json) -> InputError {
+    pub(super) fn wrong_type(&self, path: &str, want: &str, got: &Json) -> InputError {
         self.err(path, format!("expected {want}, found {}", got.kind()))
             .with_fix(format!("write {want} here"))
     }
 
-    fn unknown_key(&self, path: &str, known: &str) -> InputError {
+    pub(super) fn unknown_key(&self, path: &str, known: &str) -> InputError {
         let key = path.rsplit('.').next().unwrap_or(path);
         self.err(path, format!("unknown or unsupported key `{key}`"))
             .with_fix(format!("known here: {known}"))
     }
-}
-
-/// The rt-app event a key names, by prefix as rt-app matches it.
-fn event_name(key: &str) -> Option<&'static str> {
-    EVENT_PREFIXES.iter().copied().find(|e| key.starts_with(e))
 }
 
 fn get<'j>(obj: &'j [(String, Json)], key: &str) -> Option<&'j Json> {
@@ -701,109 +642,4 @@ fn wrap(count: Count, body: Vec<Op>) -> Vec<Op> {
     ops.extend(body);
     ops.push(Op::LoopEnd);
     ops
-}
-
-/// A JSON tree that keeps object keys in file order and rejects duplicate keys.
-/// serde_json's `Value` would silently keep only one of two `"run"` keys, dropping an
-/// event; rt-app needs unique keys (`run0`, `run1`) for the same reason.
-mod json {
-    use crate::error::InputError;
-    use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-    use std::collections::HashSet;
-    use std::fmt;
-
-    #[derive(Debug)]
-    pub enum Json {
-        Null,
-        Bool(bool),
-        Int(i64),
-        Float,
-        Str(String),
-        Array(Vec<Json>),
-        Object(Vec<(String, Json)>),
-    }
-
-    impl Json {
-        pub fn kind(&self) -> &'static str {
-            match self {
-                Json::Null => "null",
-                Json::Bool(_) => "a boolean",
-                Json::Int(_) => "an integer",
-                Json::Float => "a fractional number",
-                Json::Str(_) => "a string",
-                Json::Array(_) => "an array",
-                Json::Object(_) => "an object",
-            }
-        }
-    }
-
-    /// Parse strict JSON; syntax errors point at `FILE:LINE:COLUMN`.
-    pub fn parse(text: &str, file: &str) -> Result<Json, InputError> {
-        serde_json::from_str(text).map_err(|e| {
-            let full = e.to_string();
-            let suffix = format!(" at line {} column {}", e.line(), e.column());
-            let msg = full.strip_suffix(&suffix).unwrap_or(&full);
-            InputError::new(format!("{file}:{}:{}", e.line(), e.column()), msg).with_fix(
-                "rt-app reads strict JSON: no comments or trailing commas, and unique keys \
-                 in each object (run0, run1, …)",
-            )
-        })
-    }
-
-    struct JsonVisitor;
-
-    impl<'de> Visitor<'de> for JsonVisitor {
-        type Value = Json;
-
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a JSON value")
-        }
-        fn visit_unit<E>(self) -> Result<Json, E> {
-            Ok(Json::Null)
-        }
-        fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
-            Ok(Json::Bool(b))
-        }
-        fn visit_i64<E>(self, n: i64) -> Result<Json, E> {
-            Ok(Json::Int(n))
-        }
-        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Json, E> {
-            i64::try_from(n)
-                .map(Json::Int)
-                .map_err(|_| E::custom(format!("number {n} is too large")))
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Json, E> {
-            Ok(Json::Float)
-        }
-        fn visit_str<E>(self, s: &str) -> Result<Json, E> {
-            Ok(Json::Str(s.to_string()))
-        }
-        fn visit_string<E>(self, s: String) -> Result<Json, E> {
-            Ok(Json::Str(s))
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
-            let mut items = Vec::new();
-            while let Some(v) = seq.next_element()? {
-                items.push(v);
-            }
-            Ok(Json::Array(items))
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
-            let mut entries = Vec::new();
-            let mut seen = HashSet::new();
-            while let Some(key) = map.next_key::<String>()? {
-                if !seen.insert(key.clone()) {
-                    return Err(de::Error::custom(format!("duplicate key \"{key}\"")));
-                }
-                entries.push((key, map.next_value()?));
-            }
-            Ok(Json::Object(entries))
-        }
-    }
-
-    impl<'de> Deserialize<'de> for Json {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
-            d.deserialize_any(JsonVisitor)
-        }
-    }
 }
