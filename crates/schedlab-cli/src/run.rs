@@ -47,7 +47,7 @@ pub struct ScenarioArgs {
     #[arg(long, value_name = "NAME=VALUE")]
     sysctl: Vec<String>,
     /// Workload command line 'TOOL ARGS…': rtapp FILE.json, hackbench …,
-    /// perf-bench-messaging …, schbench …, stress-ng --wait N, spinner …
+    /// perf-bench-messaging …, schbench …, stress-ng --wait N, spinner …, frames …
     /// (docs/workloads.md); repeatable, the workloads run together. Replaces the scenario
     /// file's list; relative paths start at the current directory.
     #[arg(short, long = "workload")]

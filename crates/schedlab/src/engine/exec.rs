@@ -187,8 +187,12 @@ impl Interpreter {
                         sched.block_current(cpu);
                         return Step::Continue;
                     }
-                    if *mode == TimerMode::Relative {
-                        *t_next = now;
+                    match *mode {
+                        TimerMode::Relative => *t_next = now,
+                        TimerMode::Vsync { grid_ns } if grid_ns > 0 => {
+                            *t_next += (now - *t_next) / grid_ns * grid_ns;
+                        }
+                        _ => {}
                     }
                 }
                 Op::Yield => {
@@ -249,6 +253,7 @@ impl Interpreter {
                     let origin = match since {
                         Since::Stamp(slot) => Some(st.stamps.get(*slot).copied().unwrap_or(0)),
                         Since::Woken => self.woken_at[p].take(),
+                        Since::Timer(t) => self.timers[*t].filter(|&at| at <= now),
                     };
                     if let Some(t0) = origin {
                         self.probes.logs[*log].push(Sample {
@@ -449,6 +454,12 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
                 }
                 Op::Fork { template } if *template >= workload.templates.len() => {
                     return bad(format!("fork template {template} does not exist"));
+                }
+                Op::Record {
+                    since: Since::Timer(timer),
+                    ..
+                } if *timer >= workload.timers.len() => {
+                    return bad(format!("timer {timer} is not declared"));
                 }
                 _ => {}
             }

@@ -9,7 +9,7 @@ use crate::machine::Machine;
 use crate::metrics::{PerfStat, RootDomainResult, RunResult, ScenarioEcho, SimStats, TaskResult};
 use crate::sched::features::Features;
 use crate::workload::report::RunView;
-use crate::workload::{build_workload_on, Workload};
+use crate::workload::{build_workload_seeded, Workload};
 use std::time::Instant;
 
 /// Build the workload from the scenario's `-w` arguments and run it.
@@ -29,7 +29,12 @@ pub fn scenario_workload(scenario: &Scenario) -> Result<Workload, InputError> {
     let nr_cpus = machine_from_name(&scenario.machine)?.nr_cpus();
     let mut workload = Workload::default();
     for w in &scenario.workloads {
-        workload.merge(build_workload_on(w, &scenario.base_dir, nr_cpus)?);
+        workload.merge(build_workload_seeded(
+            w,
+            &scenario.base_dir,
+            nr_cpus,
+            scenario.seed,
+        )?);
     }
     Ok(workload)
 }

@@ -255,6 +255,44 @@ where
     }
 }
 
+/// The `long` option as a nice value (-20..=19), or `default` when absent.
+pub fn nice_or(tool: &str, p: &Parsed, long: &str, default: i32) -> Result<i32, InputError> {
+    match p.get(long) {
+        None => Ok(default),
+        Some((spec, v)) => match v.trim().parse::<i32>() {
+            Ok(n) if (-20..=19).contains(&n) => Ok(n),
+            _ => Err(InputError::new(
+                format!("{tool} {}", spec.display()),
+                format!("'{v}' is not a nice value"),
+            )
+            .with_fix("use an integer from -20 to 19")),
+        },
+    }
+}
+
+/// The `long` option as a CPU list (`0-3,6`) of CPUs that exist, or `None` when absent.
+pub fn cpus_opt(
+    tool: &str,
+    p: &Parsed,
+    long: &str,
+    nr_cpus: usize,
+) -> Result<Option<Vec<usize>>, InputError> {
+    let Some((spec, v)) = p.get(long) else {
+        return Ok(None);
+    };
+    let place = format!("{tool} {}", spec.display());
+    let l = crate::machine::cpulist::parse_cpulist(v).map_err(|e| {
+        InputError::new(&place, e).with_fix(format!("write e.g. {} 0-3", spec.display()))
+    })?;
+    if let Some(bad) = l.iter().find(|&&c| c >= nr_cpus) {
+        return Err(
+            InputError::new(&place, format!("CPU {bad} does not exist ({nr_cpus} CPUs)"))
+                .with_fix(format!("use CPU ids 0..{}", nr_cpus - 1)),
+        );
+    }
+    Ok(Some(l))
+}
+
 /// Error for an option the real tool has but the simulator does not model.
 pub fn unsupported(tool: &str, spec: &OptSpec, why: &str) -> InputError {
     InputError::new(

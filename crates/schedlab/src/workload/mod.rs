@@ -2,6 +2,7 @@
 //! community benchmark descriptions (rt-app JSON, …) into it.
 
 pub mod cmdline;
+pub mod frames;
 pub mod hackbench;
 pub mod plat_hist;
 pub mod program;
@@ -25,6 +26,7 @@ pub const FRONTENDS: &[&str] = &[
     "schbench OPTIONS",
     "stress-ng --wait N",
     "spinner OPTIONS",
+    "frames OPTIONS",
 ];
 
 /// Build a workload from a `-w` argument such as `rtapp examples/two-hogs.json`, for
@@ -42,6 +44,17 @@ pub fn build_workload_on(
     spec: &str,
     base_dir: &Path,
     nr_cpus: usize,
+) -> Result<Workload, InputError> {
+    build_workload_seeded(spec, base_dir, nr_cpus, 0)
+}
+
+/// As [`build_workload_on`], for front ends whose programs draw from the run's `seed`
+/// (frames: the per-frame work).
+pub fn build_workload_seeded(
+    spec: &str,
+    base_dir: &Path,
+    nr_cpus: usize,
+    seed: u64,
 ) -> Result<Workload, InputError> {
     let origin = format!("workload '{spec}'");
     let all = cmdline::split_words(spec)
@@ -61,6 +74,7 @@ pub fn build_workload_on(
             schbench::build(&p, spec, nr_cpus)
         }
         Some("spinner") => Ok(spinner::build(&spinner::parse(args, nr_cpus)?, spec)),
+        Some("frames") => Ok(frames::build(&frames::parse(args, nr_cpus)?, spec, seed)),
         Some("stress-ng") => Ok(stress_ng::build(&stress_ng::parse(args, nr_cpus)?, spec)),
         Some("rtapp" | "rt-app") => {
             let mut words = args.iter().map(String::as_str);

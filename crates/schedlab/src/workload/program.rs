@@ -72,6 +72,10 @@ pub enum TimerMode {
     Absolute,
     /// When already late, re-base the grid at now (skip missed activations).
     Relative,
+    /// A display's vsync as Choreographer sees it: expiries lie on a grid of `grid_ns`;
+    /// when already late, fire at once for the latest grid point that has passed (missed
+    /// vsyncs are skipped, the phase is kept).
+    Vsync { grid_ns: Ns },
 }
 
 /// One step of a task program.
@@ -199,6 +203,9 @@ pub enum Since {
     Stamp(usize),
     /// The moment another task (or an object op) woke this one.
     Woken,
+    /// The latest expiry of workload timer `timer` (the vsync a frame was intended for);
+    /// no sample if the timer has not expired yet.
+    Timer(usize),
 }
 
 impl Op {
@@ -322,7 +329,12 @@ impl Workload {
                 match op {
                     Op::Timer { timer, .. } => *timer += shift,
                     Op::Count { counter } => *counter += base.counter,
-                    Op::Record { log, .. } => *log += base.log,
+                    Op::Record { log, since } => {
+                        *log += base.log;
+                        if let Since::Timer(t) = since {
+                            *t += shift;
+                        }
+                    }
                     Op::Fork { template } => *template += template_shift,
                     _ => {}
                 }

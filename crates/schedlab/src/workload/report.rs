@@ -1,6 +1,7 @@
 //! After the run: each benchmark front end turns what its tasks counted and logged into
 //! the real tool's printout and its section of the result document (`workloads[]`).
 
+use super::frames::FramesReport;
 use super::hackbench::HackbenchReport;
 use super::program::Base;
 use super::schbench::SchbenchReport;
@@ -18,6 +19,7 @@ pub enum ToolReport {
     Schbench(SchbenchReport),
     Spinner(SpinnerReport),
     StressWait(StressWaitReport),
+    Frames(Box<FramesReport>),
 }
 
 impl ToolReport {
@@ -28,6 +30,7 @@ impl ToolReport {
             ToolReport::Schbench(r) => r.base.add(by),
             ToolReport::Spinner(r) => r.base.add(by),
             ToolReport::StressWait(r) => r.base.add(by),
+            ToolReport::Frames(r) => r.base.add(by),
         }
     }
 
@@ -37,6 +40,7 @@ impl ToolReport {
             ToolReport::Schbench(r) => r.render(run),
             ToolReport::Spinner(r) => r.render(run),
             ToolReport::StressWait(r) => r.render(run),
+            ToolReport::Frames(r) => r.render(run),
         }
     }
 }
@@ -58,6 +62,7 @@ pub enum WorkloadSection {
     Schbench(Box<super::schbench::SchbenchResult>),
     Spinner(super::spinner::SpinnerResult),
     StressNg(super::stress_ng::StressWaitResult),
+    Frames(Box<super::frames::FramesResult>),
 }
 
 impl WorkloadSection {
@@ -68,6 +73,7 @@ impl WorkloadSection {
             WorkloadSection::Schbench(r) => &r.output,
             WorkloadSection::Spinner(r) => &r.output,
             WorkloadSection::StressNg(r) => &r.output,
+            WorkloadSection::Frames(r) => &r.output,
         }
     }
 }

@@ -10,7 +10,6 @@ use super::program::Base;
 use super::report::{RunView, ToolReport, WorkloadSection};
 use super::{Op, Policy, TaskSpec, Workload};
 use crate::error::InputError;
-use crate::machine::cpulist::parse_cpulist;
 use crate::time::Ns;
 use serde::Serialize;
 
@@ -62,36 +61,8 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
             }
         },
     };
-    let nice = match p.get("nice") {
-        None => 0,
-        Some((spec, v)) => match v.parse::<i32>() {
-            Ok(n) if (-20..=19).contains(&n) => n,
-            _ => {
-                return Err(InputError::new(
-                    format!("{tool} {}", spec.display()),
-                    format!("'{v}' is not a nice value"),
-                )
-                .with_fix("use an integer from -20 to 19"))
-            }
-        },
-    };
-    let cpus = match p.get("cpus") {
-        None => None,
-        Some((spec, v)) => {
-            let l = parse_cpulist(v).map_err(|e| {
-                InputError::new(format!("{tool} {}", spec.display()), e)
-                    .with_fix("write e.g. --cpus 0-3")
-            })?;
-            if let Some(bad) = l.iter().find(|&&c| c >= nr_cpus) {
-                return Err(InputError::new(
-                    format!("{tool} {}", spec.display()),
-                    format!("CPU {bad} does not exist ({nr_cpus} CPUs)"),
-                )
-                .with_fix(format!("use CPU ids 0..{}", nr_cpus - 1)));
-            }
-            Some(l)
-        }
-    };
+    let nice = cmdline::nice_or(tool, &p, "nice", 0)?;
+    let cpus = cmdline::cpus_opt(tool, &p, "cpus", nr_cpus)?;
     let tasks: usize = cmdline::number_or(tool, &p, "tasks", 1, 1)?;
     if tasks > 1_000_000 {
         return Err(

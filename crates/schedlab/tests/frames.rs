@@ -1,0 +1,223 @@
+//! frames front end (spec workloads §4): the Android UI thread / RenderThread pipeline on
+//! `pixel6`, its jank in Jankbench and gfxinfo terms, determinism per seed.
+
+use schedlab::experiment::run::run_scenario;
+use schedlab::experiment::Scenario;
+use schedlab::metrics::RunResult;
+use schedlab::sched::cpufreq_schedutil::Governor;
+use schedlab::workload::frames::FramesResult;
+use schedlab::workload::report::WorkloadSection;
+use schedlab::workload::{build_workload_seeded, Op};
+use std::path::Path;
+
+fn run(governor: &str, seed: u64, workloads: &[&str]) -> RunResult {
+    let sc = Scenario {
+        machine: "pixel6".into(),
+        governor: Governor::from_name(governor).unwrap(),
+        seed,
+        workloads: workloads.iter().map(|s| s.to_string()).collect(),
+        ..Scenario::default()
+    };
+    let r = run_scenario(&sc).unwrap();
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
+    r
+}
+
+fn frames(r: &RunResult) -> &FramesResult {
+    match &r.workloads[0] {
+        WorkloadSection::Frames(f) => f,
+        other => panic!("not frames: {other:?}"),
+    }
+}
+
+#[test]
+fn no_competition_at_top_frequency_is_jank_free() {
+    for governor in ["fixed:2802", "performance"] {
+        let r = run(governor, 1, &["frames"]);
+        let f = frames(&r);
+        assert_eq!(f.frames, f.expected_frames, "{governor}");
+        assert_eq!(f.jankbench.jank_frames, 0, "{governor}: {:?}", f.jankbench);
+        assert_eq!(f.gfxinfo.janky_frames, 0, "{governor}");
+        assert_eq!(f.gfxinfo.jank_types.frame_deadline_missed_legacy, 0);
+        assert!(f.jankbench.max_ms < 16.0, "{governor}: {:?}", f.jankbench);
+        assert_eq!(f.gfx["gfx-avg-jank"], 0.0);
+    }
+}
+
+#[test]
+fn competing_hogs_make_jank() {
+    let quiet = run("fixed:2802", 1, &["frames --cpus 6"]);
+    let busy = run(
+        "fixed:2802",
+        1,
+        &[
+            "frames --cpus 6",
+            "spinner -n 8 --cpus 6 --nice -10 --sleep 0 --work 100ms",
+        ],
+    );
+    let (q, b) = (frames(&quiet), frames(&busy));
+    assert_eq!(q.jankbench.jank_frames, 0);
+    assert!(b.jankbench.jank_frames > 10, "{:?}", b.jankbench);
+    assert!(b.gfxinfo.jank_types.frame_deadline_missed > 10);
+    assert!(b.jankbench.mean_ms > 2.0 * q.jankbench.mean_ms);
+    assert!(b.ui_start_delay_mean_ms > q.ui_start_delay_mean_ms);
+}
+
+#[test]
+fn slow_cpus_lengthen_frames() {
+    // Without the top-app boost nothing keeps the pipeline off the A55s (EAS is off
+    // under a fixed frequency), and there a frame takes 1024/124 times longer.
+    let boosted = run("fixed:2802", 1, &["frames -e scroll:2s"]);
+    let little = run("fixed:2802", 1, &["frames -e scroll:2s --cpus 0-3"]);
+    let (b, l) = (frames(&boosted), frames(&little));
+    assert!(l.jankbench.mean_ms > 3.0 * b.jankbench.mean_ms);
+    assert!(l.jankbench.jank_pct > 10.0, "{:?}", l.jankbench);
+}
+
+#[test]
+fn results_are_deterministic_per_seed_and_differ_across_seeds() {
+    let json = |seed| {
+        let r = run(
+            "schedutil",
+            seed,
+            &["frames -e fling:1s,scroll:1s -a 2 -s 2"],
+        );
+        let mut v = serde_json::to_value(&r).unwrap();
+        v["sim"]["wall_s"] = 0.into();
+        serde_json::to_string(&v).unwrap()
+    };
+    let a = json(7);
+    assert_eq!(a, json(7));
+    assert_ne!(a, json(8));
+}
+
+#[test]
+fn frame_count_is_duration_times_refresh_rate() {
+    for (hz, episodes, active_s) in [
+        (60, "scroll:3s", 3.0),
+        (90, "idle:500ms,fling:2s", 2.0),
+        (120, "fling:1s,idle:1s,scroll:1500ms", 2.5),
+    ] {
+        let r = run(
+            "performance",
+            3,
+            &[&format!("frames -r {hz} -e {episodes}")],
+        );
+        let f = frames(&r);
+        let want = active_s * hz as f64;
+        assert!(
+            (f.frames as f64 - want).abs() <= 1.0,
+            "{hz} Hz {episodes}: {} frames, want {want}",
+            f.frames
+        );
+        assert_eq!(f.frame_duration_ms.len(), f.frames);
+        assert_eq!(f.refresh_hz, hz);
+    }
+}
+
+#[test]
+fn printout_has_the_jankbench_line_and_gfxinfo_profile_data() {
+    let r = run("schedutil", 1, &["frames -e fling:1s"]);
+    let f = frames(&r);
+    let first = f.output.lines().next().unwrap();
+    let re = regex_lite(first);
+    assert!(re, "{first}");
+    for line in [
+        "** Graphics info for pid ",
+        "Total frames rendered: 60",
+        "Janky frames: ",
+        "Janky frames (legacy): ",
+        "50th percentile: ",
+        "99th percentile: ",
+        "Number Missed Vsync: ",
+        "Number High input latency: ",
+        "Number Slow UI thread: ",
+        "Number Slow bitmap uploads: ",
+        "Number Slow issue draw commands: ",
+        "Number Frame deadline missed: ",
+        "Number Frame deadline missed (legacy): ",
+        "HISTOGRAM: 5ms=",
+    ] {
+        assert!(f.output.contains(line), "missing '{line}':\n{}", f.output);
+    }
+    let hist = f
+        .output
+        .lines()
+        .find(|l| l.starts_with("HISTOGRAM:"))
+        .unwrap();
+    assert_eq!(hist.split_whitespace().count(), 1 + 57 + 97);
+}
+
+/// `Mean: <f> JankP: <f> StdDev: <f> Count Bad: <n> Count Jank: <n>` as Java prints it.
+fn regex_lite(line: &str) -> bool {
+    let w: Vec<&str> = line.split(' ').collect();
+    let java_double = |s: &str| s == "NaN" || (s.contains('.') && s.parse::<f64>().is_ok());
+    w.len() == 12
+        && w[0] == "Mean:"
+        && java_double(w[1])
+        && w[2] == "JankP:"
+        && java_double(w[3])
+        && w[4] == "StdDev:"
+        && java_double(w[5])
+        && w[6..8] == ["Count", "Bad:"]
+        && w[8].parse::<u64>().is_ok()
+        && w[9..11] == ["Count", "Jank:"]
+        && w[11].parse::<u64>().is_ok()
+}
+
+#[test]
+fn pipeline_shape_and_options() {
+    let w = build_workload_seeded(
+        "frames -e scroll:1s -a 2 -s 3 --nice -5 --uclamp-min 300",
+        Path::new("."),
+        8,
+        1,
+    )
+    .unwrap();
+    let comms: Vec<&str> = w.tasks.iter().map(|t| t.comm.as_str()).collect();
+    assert_eq!(
+        &comms[..3],
+        ["droid.benchmark", "RenderThread", "surfaceflinger"]
+    );
+    assert_eq!(comms.len(), 3 + 2 + 3);
+    assert_eq!(w.tasks[0].nice, -5);
+    assert_eq!(w.tasks[1].uclamp.min, Some(300));
+    let frames = |t: usize| {
+        w.tasks[t]
+            .program
+            .iter()
+            .filter(|op| matches!(op, Op::Run { .. }))
+            .count()
+    };
+    assert_eq!(frames(0), 60);
+    assert_eq!(frames(1), 120);
+    let off = build_workload_seeded("frames --uclamp-min 0", Path::new("."), 8, 1).unwrap();
+    assert_eq!(off.tasks[0].uclamp.min, None);
+}
+
+#[test]
+fn option_errors_name_the_option() {
+    for (cmd, what) in [
+        ("frames -r 0", "-r/--refresh"),
+        ("frames --refresh 500", "-r/--refresh"),
+        ("frames -e idle:1s", "-e/--episodes"),
+        ("frames -e swipe:1s", "swipe"),
+        ("frames --ui-work -1ms", "--ui-work"),
+        ("frames --fling-factor 0.5", "--fling-factor"),
+        ("frames --uclamp-min 2000", "--uclamp-min"),
+        ("frames --cpus 9", "--cpus"),
+        ("frames --nice 40", "--nice"),
+        ("frames -a x", "-a/--app-threads"),
+        ("frames --bogus", "--bogus"),
+        ("frames extra", "extra"),
+    ] {
+        let e = build_workload_seeded(cmd, Path::new("."), 8, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(what), "{cmd}: {e}");
+    }
+}
