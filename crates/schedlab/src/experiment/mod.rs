@@ -2,8 +2,10 @@
 
 pub mod ab;
 pub mod bench;
+pub mod cgroups_toml;
 mod collect_cpus;
 pub mod noise;
+pub mod group_setup;
 pub mod parallel;
 pub mod run;
 pub mod scenario;

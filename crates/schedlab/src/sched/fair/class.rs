@@ -192,10 +192,10 @@ impl Sched {
                 if e == se && task.is_some() {
                     return false;
                 }
+                // A delayed group entity: the levels from its own on are only updated.
                 if self.has_groups() {
                     slice = Some(self.cfs_rq_min_slice(cfs));
                 }
-                cur = self.entities[e as usize].parent;
                 break;
             }
             let rq = &mut self.cfs_rqs[cfs];

@@ -64,6 +64,8 @@ impl CgroupSpec {
 pub struct TaskGroup {
     pub path: String,
     pub parent: Option<TgId>,
+    /// cpu.weight as configured.
+    pub weight: u64,
     /// tg->shares (scaled, NICE_0_LOAD = cpu.weight 100).
     pub shares: u64,
     /// tg->idle (cpu.idle).
@@ -76,7 +78,7 @@ pub struct TaskGroup {
     pub se: Vec<Option<EntityId>>,
     /// tg->cfs_rq[cpu].
     pub cfs_rq: Vec<CfsRqId>,
-    /// tg->uclamp_req (min, max), 0..=1024.
+    /// tg->uclamp (min, max): effective clamps after the parent's, 0..=1024.
     pub uclamp: [u32; 2],
     /// tg->cfs_bandwidth; `None` = quota "max".
     pub bw: Option<CfsBandwidth>,
@@ -88,6 +90,7 @@ impl TaskGroup {
         TaskGroup {
             path: "/".into(),
             parent: None,
+            weight: shares::CGROUP_WEIGHT_DFL,
             shares: super::weights::NICE_0_LOAD,
             idle: false,
             autogroup: false,
@@ -181,13 +184,14 @@ impl Sched {
         self.groups.push(TaskGroup {
             path: spec.path.clone(),
             parent: Some(parent),
+            weight: spec.weight,
             shares,
             idle: spec.idle,
             autogroup,
             load_avg: 0,
             se: ses,
             cfs_rq: rqs,
-            uclamp: spec.uclamp,
+            uclamp: self.tg_uclamp_eff(parent, spec.uclamp),
             bw: None,
         });
         if let Some((quota, period)) = spec.max {
@@ -197,6 +201,18 @@ impl Sched {
             self.cfg.uclamp_used = true;
         }
         tg
+    }
+
+    /// cpu_util_update_eff: a group's effective clamps are its requests limited by its
+    /// parent's effective ones (the root's are [1024, 1024]); min never exceeds max.
+    fn tg_uclamp_eff(&self, parent: TgId, req: [u32; 2]) -> [u32; 2] {
+        let up = if parent == ROOT_TG {
+            [1024, 1024]
+        } else {
+            self.groups[parent].uclamp
+        };
+        let max = req[1].min(up[1]);
+        [req[0].min(up[0]).min(max), max]
     }
 
     /// sched_move_task for a task that has not started yet: point its entity at the
