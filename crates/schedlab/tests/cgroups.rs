@@ -297,3 +297,16 @@ fn scenario_cgroups_parse_and_bad_input_is_explained() {
     let e = schedlab::experiment::run_scenario(&sc).unwrap_err();
     assert!(e.message.contains("matches no task"), "{e}");
 }
+
+#[test]
+fn text_traces_carry_the_group_path() {
+    let sc = with_groups("smp:1", 1, vec![group("/bg", 50, &["b*"])]);
+    let path = std::env::temp_dir().join(format!("schedlab-cg-{}.txt", std::process::id()));
+    let cfg = schedlab::trace::TraceConfig::new(&path).unwrap();
+    let mut sim = prepare(&sc, workload_of(vec![hog("b0", 0, None), hog("f0", 0, None)])).unwrap();
+    schedlab::trace::run::run_sim_traced(&sc, &mut sim, &cfg, Some(1)).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(text.contains("# cgroup: pid=1000 comm=b0 path=/bg"), "{}", &text[..400]);
+    assert!(text.contains("# cgroup: pid=1001 comm=f0 path=/\n"));
+}

@@ -71,14 +71,6 @@ impl Sched {
         }
     }
 
-    /// A group cfs_rq was throttled (`true`) or unthrottled by bandwidth control.
-    #[inline(always)]
-    pub fn trace_cgroup_throttle(&mut self, cfs: crate::sched::CfsRqId, throttled: bool) {
-        if self.tracer.is_some() {
-            self.trace_cgroup_throttle_on(cfs, throttled);
-        }
-    }
-
     /// Run `f` with the tracer taken out of the model, if the window is open.
     fn with_tracer(&mut self, f: impl FnOnce(&mut Tracer, &Sched)) {
         if let Some(mut t) = self.tracer.take() {
@@ -259,7 +251,4 @@ impl Sched {
             }
         });
     }
-
-    #[cold]
-    fn trace_cgroup_throttle_on(&mut self, _cfs: crate::sched::CfsRqId, _throttled: bool) {}
 }

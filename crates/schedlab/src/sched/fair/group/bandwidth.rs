@@ -225,7 +225,6 @@ impl Sched {
         let g = &mut self.cfs_rqs[cfs].grp;
         g.throttled = true;
         g.throttled_clock = now;
-        self.trace_cgroup_throttle(cfs, true);
         true
     }
 
@@ -240,7 +239,6 @@ impl Sched {
         let spent = now - g.throttled_clock;
         self.bw(cfs).throttled_time += spent;
         self.walk_tg_subtree(cfs, Sched::tg_unthrottle_up);
-        self.trace_cgroup_throttle(cfs, false);
         if self.cfs_rqs[cfs].load.weight != 0 {
             self.unthrottle_enqueue(cfs, cpu);
         }
