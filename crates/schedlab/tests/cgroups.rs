@@ -36,7 +36,9 @@ fn group_time(r: &RunResult, path: &str) -> u64 {
 }
 
 fn hogs(prefix: &str, n: usize, nice: i32) -> Vec<TaskSpec> {
-    (0..n).map(|i| hog(&format!("{prefix}{i}"), nice, None)).collect()
+    (0..n)
+        .map(|i| hog(&format!("{prefix}{i}"), nice, None))
+        .collect()
 }
 
 #[test]
@@ -92,13 +94,22 @@ fn an_idle_group_of_1000_hogs_gets_only_the_idle_weight_share() {
     let wl = workload_of(tasks);
     let mut sim = prepare(&sc, wl).unwrap();
     let r = execute_in_place(&sc, &mut sim, Some(64));
-    assert_eq!(r.sim.invariant_violations, 0, "{:#?}", r.sim.invariant_messages);
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:#?}",
+        r.sim.invariant_messages
+    );
     let fg = cpu_time(&r, "fg");
     let bg = group_time(&r, "/idle");
     let share = bg as f64 / (fg + bg) as f64;
     let want = 3.0 / (1024.0 + 3.0);
-    println!("idle group of 1000 hogs vs one nice-0 task: idle share {share:.5} (3/1027 = {want:.5})");
-    assert!((share - want).abs() < 0.01 * want.max(0.1), "idle share {share}");
+    println!(
+        "idle group of 1000 hogs vs one nice-0 task: idle share {share:.5} (3/1027 = {want:.5})"
+    );
+    assert!(
+        (share - want).abs() < 0.01 * want.max(0.1),
+        "idle share {share}"
+    );
 }
 
 /// A task waking `period_ns` after each `work_ns` run.
@@ -128,7 +139,11 @@ fn wakeup_preemptions(idle: bool) -> usize {
     let mut s = sim(&sc, tasks);
     s.sched.switch_log = Some(Vec::new());
     let r = execute_in_place(&sc, &mut s, Some(1));
-    assert_eq!(r.sim.invariant_violations, 0, "{:#?}", r.sim.invariant_messages);
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:#?}",
+        r.sim.invariant_messages
+    );
     let tick = NSEC_PER_SEC / sc.hz as u64;
     s.sched
         .switch_log
@@ -223,17 +238,27 @@ fn load_balancing_moves_tasks_by_h_load() {
     let a = sched.task_h_load(0);
     let b: Vec<u64> = (1..9).map(|p| sched.task_h_load(p)).collect();
     let b_cpu: Vec<usize> = (1..9).map(|p| sched.tasks[p].cpu).collect();
-    println!("after 2 s: task_h_load /a {a}, /b {b:?}; /a on cpu {}, /b on {b_cpu:?}", sched.tasks[0].cpu);
+    println!(
+        "after 2 s: task_h_load /a {a}, /b {b:?}; /a on cpu {}, /b on {b_cpu:?}",
+        sched.tasks[0].cpu
+    );
     // h_load, not load_avg: a /b task weighs a share of its group entity.
     for (p, &h) in b.iter().enumerate() {
         let la = sched.entities[sched.tasks[p + 1].se as usize].avg.load_avg;
         assert!(h < la / 2, "task {} h_load {h} vs load_avg {la}", p + 1);
     }
     let r = execute_in_place(&sc, &mut s, Some(1));
-    assert_eq!(r.sim.invariant_violations, 0, "{:#?}", r.sim.invariant_messages);
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:#?}",
+        r.sim.invariant_messages
+    );
     let (ga, gb) = (group_time(&r, "/a"), group_time(&r, "/b"));
     let share = ga as f64 / (ga + gb) as f64;
-    println!("group shares over 10 s: /a {share:.4}, /b {:.4}", 1.0 - share);
+    println!(
+        "group shares over 10 s: /a {share:.4}, /b {:.4}",
+        1.0 - share
+    );
     assert!((share - 0.5).abs() < 0.05, "/a share {share}");
 }
 
@@ -284,9 +309,15 @@ fn scenario_cgroups_parse_and_bad_input_is_explained() {
     assert!(sc.cgroups[1].idle);
     let err = |text: &str| parse_scenario(text, "s.toml", Path::new(".")).unwrap_err();
     let e = err("[cgroups.\"/a\"]\nweight = 20000\n");
-    assert!(e.origin.contains("cgroups.\"/a\".weight") && e.fix.is_some(), "{e}");
+    assert!(
+        e.origin.contains("cgroups.\"/a\".weight") && e.fix.is_some(),
+        "{e}"
+    );
     let e = err("[cgroups.\"/a\"]\nmax = \"fast\"\n");
-    assert!(e.message.contains("malformed cpu.max") && e.fix.is_some(), "{e}");
+    assert!(
+        e.message.contains("malformed cpu.max") && e.fix.is_some(),
+        "{e}"
+    );
     let e = err("[cgroups.\"/a/b\"]\n");
     assert!(e.message.contains("parent"), "{e}");
     let e = err("[cgroups.\"/a\"]\nshares = 3\n");
@@ -303,10 +334,18 @@ fn text_traces_carry_the_group_path() {
     let sc = with_groups("smp:1", 1, vec![group("/bg", 50, &["b*"])]);
     let path = std::env::temp_dir().join(format!("schedlab-cg-{}.txt", std::process::id()));
     let cfg = schedlab::trace::TraceConfig::new(&path).unwrap();
-    let mut sim = prepare(&sc, workload_of(vec![hog("b0", 0, None), hog("f0", 0, None)])).unwrap();
+    let mut sim = prepare(
+        &sc,
+        workload_of(vec![hog("b0", 0, None), hog("f0", 0, None)]),
+    )
+    .unwrap();
     schedlab::trace::run::run_sim_traced(&sc, &mut sim, &cfg, Some(1)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
-    assert!(text.contains("# cgroup: pid=1000 comm=b0 path=/bg"), "{}", &text[..400]);
+    assert!(
+        text.contains("# cgroup: pid=1000 comm=b0 path=/bg"),
+        "{}",
+        &text[..400]
+    );
     assert!(text.contains("# cgroup: pid=1001 comm=f0 path=/\n"));
 }

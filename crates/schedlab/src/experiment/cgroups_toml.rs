@@ -41,7 +41,9 @@ pub fn cgroups(v: &Value, origin: &str) -> Result<Vec<CgroupSpec>, InputError> {
                 at,
                 format!("the parent cgroup '{parent}' is not declared"),
             )
-            .with_fix(format!("add a [cgroups.\"{parent}\"] section (it may be empty)")));
+            .with_fix(format!(
+                "add a [cgroups.\"{parent}\"] section (it may be empty)"
+            )));
         }
         out.push(one_group(path, settings, &at)?);
     }
@@ -57,15 +59,19 @@ fn check_path(path: &str, at: &str) -> Result<(), InputError> {
     if ok {
         Ok(())
     } else {
-        Err(InputError::new(at, format!("'{path}' is not a cgroup path"))
-            .with_fix("use an absolute path below the root such as \"/bg\" or \"/apps/web\""))
+        Err(
+            InputError::new(at, format!("'{path}' is not a cgroup path"))
+                .with_fix("use an absolute path below the root such as \"/bg\" or \"/apps/web\""),
+        )
     }
 }
 
 fn one_group(path: &str, v: &Value, at: &str) -> Result<CgroupSpec, InputError> {
     let Value::Table(t) = v else {
-        return Err(InputError::new(at, "expected a table of cpu controller settings")
-            .with_fix(format!("known keys: {}", CGROUP_KEYS.join(", "))));
+        return Err(
+            InputError::new(at, "expected a table of cpu controller settings")
+                .with_fix(format!("known keys: {}", CGROUP_KEYS.join(", "))),
+        );
     };
     let mut g = CgroupSpec::new(path);
     for (key, val) in t {
@@ -147,8 +153,10 @@ fn uclamp(v: &Value, at: &str) -> Result<u32, InputError> {
         _ => f64::NAN,
     };
     if !(0.0..=100.0).contains(&pct) {
-        return Err(InputError::new(at, format!("{v} is not a uclamp percentage"))
-            .with_fix("use a number from 0 to 100 (percent of capacity 1024) or \"max\""));
+        return Err(
+            InputError::new(at, format!("{v} is not a uclamp percentage"))
+                .with_fix("use a number from 0 to 100 (percent of capacity 1024) or \"max\""),
+        );
     }
     let scaled = (pct * 100.0).round() as u64;
     Ok(((scaled * 1024 + 5000) / 10000).min(1024) as u32)
@@ -215,7 +223,10 @@ mod tests {
             Some((50_000_000, 100_000_000))
         );
         assert_eq!(cpu_max(&s("max"), "t").unwrap(), None);
-        assert_eq!(cpu_max(&s("20000"), "t").unwrap(), Some((20_000_000, 100_000_000)));
+        assert_eq!(
+            cpu_max(&s("20000"), "t").unwrap(),
+            Some((20_000_000, 100_000_000))
+        );
         assert!(cpu_max(&s("50000 100000 3"), "t").is_err());
         assert!(cpu_max(&s("10 100000"), "t").is_err());
         assert!(cpu_max(&s("fifty"), "t").is_err());

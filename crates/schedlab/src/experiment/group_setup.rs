@@ -19,7 +19,8 @@ pub fn setup_groups(scenario: &Scenario, sim: &mut Simulation) -> Result<(), Inp
         let parent = if parent_path.is_empty() {
             ROOT_TG
         } else {
-            s.group_by_path(parent_path).expect("parents are declared first")
+            s.group_by_path(parent_path)
+                .expect("parents are declared first")
         };
         s.create_group(spec, parent, false);
     }
@@ -60,11 +61,8 @@ pub fn setup_groups(scenario: &Scenario, sim: &mut Simulation) -> Result<(), Inp
         };
         let tg = match path {
             Some(path) => s.group_by_path(path).ok_or_else(|| {
-                InputError::new(
-                    format!("task '{comm}'"),
-                    format!("unknown cgroup '{path}'"),
-                )
-                .with_fix(format!("declare it in the scenario: [cgroups.\"{path}\"]"))
+                InputError::new(format!("task '{comm}'"), format!("unknown cgroup '{path}'"))
+                    .with_fix(format!("declare it in the scenario: [cgroups.\"{path}\"]"))
             })?,
             None if scenario.autogroup => {
                 let session = sim.workload.session_of(p);

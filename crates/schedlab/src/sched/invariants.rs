@@ -109,7 +109,11 @@ impl Sched {
                 let g = &self.cfs_rqs[q];
                 h[0] += g.h_nr_queued;
                 h[1] += g.h_nr_runnable;
-                h[2] += if g.grp.idle { g.h_nr_queued } else { g.h_nr_idle };
+                h[2] += if g.grp.idle {
+                    g.h_nr_queued
+                } else {
+                    g.h_nr_idle
+                };
             }
             (None, None) => {}
         }

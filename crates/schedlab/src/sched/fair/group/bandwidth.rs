@@ -206,7 +206,10 @@ impl Sched {
             } else {
                 self.update_load_avg(q, se, 0);
             }
-            if self.entities[se as usize].my_q.is_some_and(|g| self.cfs_rq_is_idle(g)) {
+            if self.entities[se as usize]
+                .my_q
+                .is_some_and(|g| self.cfs_rq_is_idle(g))
+            {
                 idle = queued;
             }
             let rq = &mut self.cfs_rqs[q];
@@ -270,7 +273,10 @@ impl Sched {
             } else {
                 self.update_load_avg(q, se, super::super::load_avg::upd::UPDATE_TG);
             }
-            if self.entities[se as usize].my_q.is_some_and(|g| self.cfs_rq_is_idle(g)) {
+            if self.entities[se as usize]
+                .my_q
+                .is_some_and(|g| self.cfs_rq_is_idle(g))
+            {
                 idle = queued;
             }
             let rq = &mut self.cfs_rqs[q];

@@ -17,6 +17,9 @@ pub mod h_load;
 pub mod propagate;
 pub mod shares;
 
+#[cfg(test)]
+mod tests;
+
 use super::tree::EntityId;
 use super::weights::LoadWeight;
 use crate::sched::pelt::SchedAvg;
@@ -218,7 +221,10 @@ impl Sched {
     /// sched_move_task for a task that has not started yet: point its entity at the
     /// group's cfs_rq and entity of its CPU.
     pub fn move_new_task_to_group(&mut self, p: TaskId, tg: TgId) {
-        assert!(!self.tasks[p].on_rq, "only tasks not yet queued move groups");
+        assert!(
+            !self.tasks[p].on_rq,
+            "only tasks not yet queued move groups"
+        );
         self.tasks[p].tg = tg;
         let cpu = self.tasks[p].cpu;
         self.set_task_rq(p, cpu);
