@@ -252,6 +252,14 @@ impl Sched {
         self.cfs_rqs[cfs].grp.throttle_count > 0
     }
 
+    /// throttled_lb_pair: the task's group is throttled on the source or destination CPU;
+    /// the balancer leaves such tasks alone.
+    #[inline]
+    pub fn throttled_lb_pair(&self, p: TaskId, src: usize, dst: usize) -> bool {
+        let g = &self.groups[self.tasks[p].tg];
+        self.throttled_hierarchy(g.cfs_rq[src]) || self.throttled_hierarchy(g.cfs_rq[dst])
+    }
+
     /// cfs_rq_throttled.
     #[inline]
     pub fn cfs_rq_throttled(&self, cfs: CfsRqId) -> bool {
