@@ -2,7 +2,7 @@
 
 use crate::cli_error::CliError;
 use clap::Args;
-use schedlab::experiment::bench::{on_machine, preset, run_preset};
+use schedlab::experiment::bench::{on_machine_grouped, preset, run_preset};
 use schedlab::sched::cpufreq_schedutil::Governor;
 use schedlab::InputError;
 use std::io::Write;
@@ -12,7 +12,8 @@ pub struct BenchArgs {
     /// Simulated seconds to run (default: the scenario's, 60 for standard).
     #[arg(long)]
     secs: Option<u64>,
-    /// standard (8 pinned hogs + 8 pinned periodic tasks per CPU of --machine), epyc
+    /// standard (8 pinned hogs + 8 pinned periodic tasks per CPU of --machine), cgroup3
+    /// (the same, every task three cgroup levels deep), epyc
     /// (1,000 hogs + 1,000 periodic tasks on epyc-9654-2s, 10 s) or power10 (10,000
     /// periodic tasks on power10-240c-smt8, 1 s); epyc and power10 leave placement and
     /// spreading to the scheduler.
@@ -38,9 +39,9 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         InputError::new("--governor", m)
             .with_fix("use schedutil, performance, powersave or fixed:MHZ")
     })?;
-    let (r, machine) = if p.name == "standard" {
+    let (r, machine) = if p.name == "standard" || p.name == "cgroup3" {
         (
-            on_machine(secs, &args.machine, governor)?,
+            on_machine_grouped(secs, &args.machine, governor, p.cgroup_levels)?,
             args.machine.clone(),
         )
     } else {

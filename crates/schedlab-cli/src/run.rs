@@ -52,6 +52,10 @@ pub struct ScenarioArgs {
     /// file's list; relative paths start at the current directory.
     #[arg(short, long = "workload")]
     workload: Vec<String>,
+    /// Autogroup (CONFIG_SCHED_AUTOGROUP): one task group per session, each `-w` workload
+    /// being a session; tasks placed by a [cgroups] table stay in their group.
+    #[arg(long)]
+    autogroup: bool,
 }
 
 #[derive(Args)]
@@ -140,6 +144,9 @@ pub fn build_scenario(args: &ScenarioArgs) -> Result<Scenario, InputError> {
     if !args.workload.is_empty() {
         sc.workloads = args.workload.clone();
         sc.base_dir = PathBuf::from(".");
+    }
+    if args.autogroup {
+        sc.autogroup = true;
     }
     Ok(sc)
 }

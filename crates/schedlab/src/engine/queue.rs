@@ -32,6 +32,8 @@ pub enum Event {
     Stopper(CpuId),
     /// A NOHZ idle-balance kick (IPI) reaches `cpu` (spec placement §3.9).
     NohzKick(CpuId),
+    /// A task group's bandwidth period timer (sched_cfs_period_timer).
+    CfsPeriod(usize),
 }
 
 /// The per-CPU timers, one slot each.
@@ -181,6 +183,7 @@ impl EventBits {
             Event::FreqChange(d) => EventBits(6, d as u32, 0),
             Event::Stopper(c) => EventBits(7, c as u32, 0),
             Event::NohzKick(c) => EventBits(8, c as u32, 0),
+            Event::CfsPeriod(g) => EventBits(9, g as u32, 0),
         }
     }
 
@@ -195,6 +198,7 @@ impl EventBits {
             5 => Event::HrTick(a),
             6 => Event::FreqChange(a),
             7 => Event::Stopper(a),
+            9 => Event::CfsPeriod(a),
             _ => Event::NohzKick(a),
         }
     }

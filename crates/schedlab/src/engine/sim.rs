@@ -149,6 +149,7 @@ impl Simulation {
             Event::FreqChange(d) => s.apply_freq_change(d),
             Event::Stopper(cpu) => s.active_load_balance_cpu_stop(cpu),
             Event::NohzKick(cpu) => s.nohz_csd_func(cpu),
+            Event::CfsPeriod(tg) => s.cfs_period_timer(tg),
         }
     }
 }

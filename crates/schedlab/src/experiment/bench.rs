@@ -7,6 +7,7 @@ use crate::error::InputError;
 use crate::machine::presets::machine_from_name;
 use crate::metrics::RunResult;
 use crate::sched::cpufreq_schedutil::Governor;
+use crate::sched::fair::group::CgroupSpec;
 use crate::time::{Ns, NSEC_PER_MSEC, NSEC_PER_SEC};
 use crate::workload::program::TimerSpec;
 use crate::workload::{Op, Policy, TaskSpec, TimerMode, Workload};
@@ -81,14 +82,44 @@ pub fn standard(secs: u64) -> RunResult {
 /// The standard task mix on another machine (8 tasks of each kind per CPU) and governor,
 /// e.g. `smp-dvfs:8` with schedutil against performance to price the DVFS loop.
 pub fn on_machine(secs: u64, machine: &str, governor: Governor) -> Result<RunResult, InputError> {
-    let sc = Scenario {
+    on_machine_grouped(secs, machine, governor, 0)
+}
+
+/// The standard mix with every task `levels` deep in a cgroup tree (0 = flat): `/g0`,
+/// `/g0/g1`, …, then four leaf groups of weights 100..400 at the last level, tasks spread
+/// over the leaves round-robin (`bench --scenario cgroup3`).
+pub fn on_machine_grouped(
+    secs: u64,
+    machine: &str,
+    governor: Governor,
+    levels: usize,
+) -> Result<RunResult, InputError> {
+    let mut sc = Scenario {
         machine: machine.into(),
         duration_ns: Some(secs * NSEC_PER_SEC),
         governor,
         ..Scenario::default()
     };
     let n = machine_from_name(machine)?.nr_cpus();
-    let sim = prepare(&sc, mixed_workload(8 * n, 8 * n, n))?;
+    let mut wl = mixed_workload(8 * n, 8 * n, n);
+    if levels > 0 {
+        let mut path = String::new();
+        for l in 0..levels - 1 {
+            path = format!("{path}/g{l}");
+            sc.cgroups.push(CgroupSpec::new(&path));
+        }
+        for k in 0..4u64 {
+            let leaf = CgroupSpec {
+                weight: 100 * (k + 1),
+                ..CgroupSpec::new(&format!("{path}/leaf{k}"))
+            };
+            sc.cgroups.push(leaf);
+        }
+        for i in 0..wl.tasks.len() {
+            wl.cgroups.insert(i, format!("{path}/leaf{}", i % 4));
+        }
+    }
+    let sim = prepare(&sc, wl)?;
     Ok(execute(&sc, sim, None))
 }
 
@@ -102,9 +133,12 @@ pub struct Preset {
     pub secs: u64,
     /// Tasks pinned round-robin (standard) or free for the load balancer (the others).
     pub pinned: bool,
+    /// Depth of the cgroup tree the tasks sit in (0 = flat; cgroup3: 3).
+    pub cgroup_levels: usize,
 }
 
 /// The presets: `standard` (8 hogs + 8 periodic per CPU of the chosen machine, pinned),
+/// `cgroup3` (the same mix three cgroup levels deep),
 /// `epyc` (1,000 hogs + 1,000 periodic tasks on epyc-9654-2s, 10 s) and `power10`
 /// (10,000 periodic tasks on power10-240c-smt8, 1 s), both unpinned so load balancing
 /// does the spreading.
@@ -117,6 +151,16 @@ pub fn preset(name: &str) -> Result<Preset, InputError> {
             periodic: 0,
             secs: 60,
             pinned: true,
+            cgroup_levels: 0,
+        },
+        "cgroup3" => Preset {
+            name: "cgroup3",
+            machine: "smp:8",
+            hogs: 0,
+            periodic: 0,
+            secs: 60,
+            pinned: true,
+            cgroup_levels: 3,
         },
         "epyc" => Preset {
             name: "epyc",
@@ -125,6 +169,7 @@ pub fn preset(name: &str) -> Result<Preset, InputError> {
             periodic: 1000,
             secs: 10,
             pinned: false,
+            cgroup_levels: 0,
         },
         "power10" => Preset {
             name: "power10",
@@ -133,13 +178,14 @@ pub fn preset(name: &str) -> Result<Preset, InputError> {
             periodic: 10_000,
             secs: 1,
             pinned: false,
+            cgroup_levels: 0,
         },
         other => {
             return Err(InputError::new(
                 "--scenario",
                 format!("unknown benchmark scenario '{other}'"),
             )
-            .with_fix("use standard, epyc or power10"))
+            .with_fix("use standard, cgroup3, epyc or power10"))
         }
     })
 }

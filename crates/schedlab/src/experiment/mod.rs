@@ -2,7 +2,9 @@
 
 pub mod ab;
 pub mod bench;
+pub mod cgroups_toml;
 mod collect_cpus;
+pub mod group_setup;
 pub mod noise;
 pub mod parallel;
 pub mod run;

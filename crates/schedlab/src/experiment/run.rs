@@ -109,6 +109,7 @@ pub fn prepare_on(
     sim.sched.lb.seed(scenario.seed);
     sim.sched.cpufreq_init(scenario.governor);
     scenario.sysctl.apply(&mut sim.sched);
+    super::group_setup::setup_groups(scenario, &mut sim)?;
     Ok(sim)
 }
 
@@ -192,6 +193,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             TaskResult {
                 pid: t.pid,
                 comm: t.comm.clone(),
+                cgroup: s.has_groups().then(|| s.task_group_path(id).to_string()),
                 policy: t.policy.kernel_name().to_string(),
                 nice: t.nice,
                 cpu_time_ns: e.sum_exec_runtime,
@@ -281,6 +283,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
         sched_profile: sched_profile(s, time_ns),
         placement: s.placement,
         workloads,
+        groups: group_results(s),
     }
 }
 
@@ -308,6 +311,32 @@ fn sched_profile(
         .collect();
     v.sort_by(|a, b| b.ns.cmp(&a.ns).then(a.function.cmp(&b.function)));
     v
+}
+
+/// Per-group results (cpu.stat), for every group but the root.
+fn group_results(s: &crate::sched::Sched) -> Vec<crate::metrics::GroupResult> {
+    (1..s.groups.len())
+        .map(|tg| {
+            let g = &s.groups[tg];
+            let bw = g.bw.clone().unwrap_or_default();
+            crate::metrics::GroupResult {
+                path: g.path.clone(),
+                weight: g.weight,
+                idle: g.idle,
+                autogroup: g.autogroup,
+                max: match &g.bw {
+                    Some(b) => format!("{} {}", b.quota / 1000, b.period / 1000),
+                    None => "max".into(),
+                },
+                nr_tasks: s.tasks.iter().filter(|t| t.tg == tg).count(),
+                cpu_time_ns: s.group_cpu_time(tg),
+                nr_periods: bw.nr_periods,
+                nr_throttled: bw.nr_throttled,
+                throttled_time_ns: bw.throttled_time,
+                nr_throttle_events: bw.nr_throttle_events,
+            }
+        })
+        .collect()
 }
 
 /// Round to 3 decimals so the JSON carries no float noise.

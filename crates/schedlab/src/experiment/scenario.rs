@@ -63,6 +63,10 @@ pub struct Scenario {
     pub workloads: Vec<String>,
     /// Folder that relative workload paths start from.
     pub base_dir: PathBuf,
+    /// The `[cgroups]` tree, parents first (empty = every task in the root group).
+    pub cgroups: Vec<crate::sched::fair::group::CgroupSpec>,
+    /// `--autogroup` / `autogroup = true`: one task group per session (`-w` workload).
+    pub autogroup: bool,
 }
 
 impl Default for Scenario {
@@ -80,6 +84,8 @@ impl Default for Scenario {
             noise: Default::default(),
             workloads: Vec::new(),
             base_dir: PathBuf::from("."),
+            cgroups: Vec::new(),
+            autogroup: false,
         }
     }
 }

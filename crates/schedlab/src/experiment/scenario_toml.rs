@@ -37,6 +37,8 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "noise",
     "workloads",
     "trace",
+    "cgroups",
+    "autogroup",
 ];
 
 /// Read and parse a scenario file; relative workload paths start at its folder.
@@ -135,6 +137,11 @@ pub fn apply_key(
             }
         }
         "workloads" => sc.workloads = workloads(value, &at)?,
+        "cgroups" => sc.cgroups = super::cgroups_toml::cgroups(value, origin)?,
+        "autogroup" => match value {
+            Value::Boolean(b) => sc.autogroup = *b,
+            other => return Err(wrong_type(&at(), "true or false", other)),
+        },
         "noise" => sc.noise = noise(value, origin)?,
         "trace" => drop(crate::trace::scenario_toml::trace_table(
             value,

@@ -20,6 +20,32 @@ pub struct RunResult {
     /// One section per benchmark front end (hackbench, schbench, …), in `-w` order;
     /// rt-app adds none.
     pub workloads: Vec<crate::workload::report::WorkloadSection>,
+    /// Task groups other than the root, in creation order; absent without groups.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupResult>,
+}
+
+/// One task group's cpu.stat (docs/results.md).
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupResult {
+    pub path: String,
+    /// cpu.weight as configured (autogroups: 100; a cpu.idle group runs at the idle
+    /// weight whatever this says).
+    pub weight: u64,
+    pub idle: bool,
+    pub autogroup: bool,
+    /// cpu.max as "QUOTA PERIOD" in µs, or "max".
+    pub max: String,
+    pub nr_tasks: usize,
+    /// usage_usec, in ns: CPU time of the group's tasks (Σ over its group entities).
+    pub cpu_time_ns: u64,
+    /// cpu.stat nr_periods / nr_throttled / throttled_usec (ns here; completed throttles
+    /// only, as the kernel adds them at unthrottle).
+    pub nr_periods: u64,
+    pub nr_throttled: u64,
+    pub throttled_time_ns: u64,
+    /// Throttle events: per-CPU group runqueues throttled, all CPUs together.
+    pub nr_throttle_events: u64,
 }
 
 /// The root domain's overutilized flag and the accesses to it (seed 001).
@@ -122,6 +148,9 @@ pub struct PerfStat {
 pub struct TaskResult {
     pub pid: u32,
     pub comm: String,
+    /// The task's cgroup path; absent when the run has no groups.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<String>,
     pub policy: String,
     pub nice: i32,
     /// se.sum_exec_runtime at the end.

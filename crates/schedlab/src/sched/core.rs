@@ -84,7 +84,9 @@ impl Sched {
             util_est_log: None,
             lb: Default::default(),
             tracer: None,
+            groups: Vec::new(),
         };
+        s.groups.push(super::fair::group::TaskGroup::root(n));
         s.build_smt_siblings();
         s.cfg.eas_capable = s.machine_eas_capable();
         s.em = (0..s.machine.freq_domains.len())
@@ -172,6 +174,7 @@ impl Sched {
             cache_penalty_ns: 0,
             in_iowait: false,
             uclamp_req: [0, 1024],
+            tg: 0,
         });
         if spec.uclamp.min.is_some() || spec.uclamp.max.is_some() {
             self.set_uclamp(id, spec.uclamp.min, spec.uclamp.max);
@@ -239,8 +242,8 @@ impl Sched {
             t.sched_migrated = true;
             t.cpu = cpu;
         }
-        let se = t.se;
-        self.entities[se as usize].cfs_rq = self.rqs[cpu].cfs;
+        // set_task_rq: the group's cfs_rq and entity on the new CPU.
+        self.set_task_rq(p, cpu);
     }
 
     // ---- wake-ups ---------------------------------------------------------------------

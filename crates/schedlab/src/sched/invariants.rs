@@ -37,8 +37,9 @@ impl Sched {
         let mut sum_w: u64 = 0;
         let mut sum_wv: i128 = 0;
         let mut load: u64 = 0;
-        let mut runnable = 0u32;
         let mut count = 0u32;
+        // Hierarchical counts recomputed from the queued entities (spec fair §2.11).
+        let mut h = [0u32; 3];
         for (id, deadline, vruntime, _) in rq.tasks_timeline.iter() {
             let e = &self.entities[id as usize];
             if e.deadline != deadline || e.vruntime != vruntime {
@@ -55,8 +56,8 @@ impl Sched {
             sum_w += w;
             sum_wv += self.entity_key(cfs, id) as i128 * w as i128;
             load += e.load.weight;
-            runnable += u32::from(!e.sched_delayed);
             count += 1;
+            self.add_h_counts(id, &mut h);
         }
         if sum_w != rq.sum_weight || sum_wv != rq.sum_w_vruntime as i128 {
             errors.push(format!(
@@ -67,8 +68,8 @@ impl Sched {
         if let Some(c) = curr {
             let e = &self.entities[c as usize];
             load += e.load.weight;
-            runnable += u32::from(!e.sched_delayed);
             count += 1;
+            self.add_h_counts(c, &mut h);
         }
         if count != rq.nr_queued {
             errors.push(format!(
@@ -82,11 +83,76 @@ impl Sched {
                 rq.load.weight
             ));
         }
-        // Root level: every queued entity is a task (groups come with the cgroup issue).
-        if rq.owner.is_none() && (rq.h_nr_queued != count || rq.h_nr_runnable != runnable) {
+        if [rq.h_nr_queued, rq.h_nr_runnable, rq.h_nr_idle] != h {
             errors.push(format!(
-                "cfs_rq {cfs}: h_nr_queued/h_nr_runnable {}/{} != {count}/{runnable}",
-                rq.h_nr_queued, rq.h_nr_runnable
+                "cfs_rq {cfs}: h_nr_queued/h_nr_runnable/h_nr_idle {}/{}/{} != {h:?}",
+                rq.h_nr_queued, rq.h_nr_runnable, rq.h_nr_idle
+            ));
+        }
+        if let Some(owner) = rq.owner {
+            self.check_group_level(cfs, owner, errors);
+        }
+    }
+
+    /// What one queued entity adds to its cfs_rq's h_nr_queued / h_nr_runnable /
+    /// h_nr_idle: a task itself, a group entity its cfs_rq's counts (all of them idle if
+    /// the group is cpu.idle).
+    fn add_h_counts(&self, se: u32, h: &mut [u32; 3]) {
+        let e = &self.entities[se as usize];
+        match (e.task, e.my_q) {
+            (Some(p), _) => {
+                h[0] += 1;
+                h[1] += u32::from(!e.sched_delayed);
+                h[2] += u32::from(self.tasks[p].is_idle_policy());
+            }
+            (None, Some(q)) => {
+                let g = &self.cfs_rqs[q];
+                h[0] += g.h_nr_queued;
+                h[1] += g.h_nr_runnable;
+                h[2] += if g.grp.idle {
+                    g.h_nr_queued
+                } else {
+                    g.h_nr_idle
+                };
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// A group level: its entity is queued exactly when the level has entities and no
+    /// throttled ancestor hides it; throttle counts match the throttled ancestors.
+    fn check_group_level(&self, cfs: usize, owner: u32, errors: &mut Vec<String>) {
+        let rq = &self.cfs_rqs[cfs];
+        let ge = &self.entities[owner as usize];
+        if ge.my_q != Some(cfs) {
+            errors.push(format!("cfs_rq {cfs}: owner {owner} does not own it"));
+        }
+        let mut throttled = 0;
+        let mut at = Some(cfs);
+        while let Some(q) = at {
+            throttled += u32::from(self.cfs_rqs[q].grp.throttled);
+            at = self.cfs_rqs[q]
+                .owner
+                .map(|o| self.entities[o as usize].cfs_rq);
+        }
+        if throttled != rq.grp.throttle_count {
+            errors.push(format!(
+                "cfs_rq {cfs}: throttle_count {} != {throttled} throttled levels",
+                rq.grp.throttle_count
+            ));
+        }
+        if rq.grp.throttled && ge.on_rq {
+            errors.push(format!("cfs_rq {cfs}: throttled but its entity is queued"));
+        }
+        if !rq.grp.throttled && rq.nr_queued > 0 && !ge.on_rq {
+            errors.push(format!(
+                "cfs_rq {cfs}: {} entities queued but its group entity is not",
+                rq.nr_queued
+            ));
+        }
+        if ge.on_rq && !ge.sched_delayed && rq.nr_queued == 0 {
+            errors.push(format!(
+                "cfs_rq {cfs}: empty but its group entity is queued and not delayed"
             ));
         }
     }
@@ -111,6 +177,13 @@ impl Sched {
             }
             if !e.on_rq && in_tree {
                 errors.push(format!("task {p} is in a tree but not queued"));
+            }
+            let g = &self.groups[t.tg];
+            if e.cfs_rq != g.cfs_rq[t.cpu] || e.parent != g.se[t.cpu] {
+                errors.push(format!(
+                    "task {p}: entity not on its group {}'s cfs_rq of cpu {}",
+                    g.path, t.cpu
+                ));
             }
             match t.state {
                 TaskState::Running if !t.on_rq => {

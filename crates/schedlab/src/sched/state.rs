@@ -76,6 +76,8 @@ pub struct CfsRq {
     pub avg: SchedAvg,
     /// Contributions of tasks that left by wake-up migration (spec fair §3.8).
     pub removed: Removed,
+    /// Group-scheduling state: task group, tg load, propagation, h_load, bandwidth.
+    pub grp: super::fair::group::CfsRqGroup,
 }
 
 impl CfsRq {
@@ -97,6 +99,7 @@ impl CfsRq {
             owner,
             avg: SchedAvg::default(),
             removed: Removed::default(),
+            grp: Default::default(),
         }
     }
 }
@@ -180,6 +183,8 @@ pub struct Task {
     pub in_iowait: bool,
     /// Requested uclamp (min, max), 0..=1024 (spec fair §5.2).
     pub uclamp_req: [u32; 2],
+    /// task_group(p): index into `Sched::groups` (0 = the root group).
+    pub tg: usize,
 }
 
 impl Task {
@@ -303,6 +308,8 @@ pub struct Sched {
     pub lb: super::fair::balance::SchedBalance,
     /// Trace output (`--trace`, docs/traces.md). Observation only.
     pub tracer: Option<Box<crate::trace::Tracer>>,
+    /// Task groups; index 0 is the root group (the flat per-CPU runqueues).
+    pub groups: Vec<super::fair::group::TaskGroup>,
 }
 
 /// One util_est_update as a probe sees it: the inputs and the field before and after.

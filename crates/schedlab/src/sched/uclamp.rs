@@ -58,12 +58,18 @@ impl Sched {
         }
     }
 
-    /// uclamp_eff_value: the request, limited by the system-wide sysctl.
+    /// uclamp_eff_value: the request, restricted by the task's cgroup (uclamp_tg_restrict:
+    /// not for the root group or an autogroup), limited by the system-wide sysctl.
     pub fn uclamp_eff_value(&self, p: TaskId, id: UclampId) -> u32 {
         if !self.uclamp_is_used() {
             return uclamp_none(id);
         }
-        self.tasks[p].uclamp_req[id as usize].min(self.cfg.sysctl_uclamp[id as usize])
+        let mut v = self.tasks[p].uclamp_req[id as usize];
+        let tg = &self.groups[self.tasks[p].tg];
+        if self.tasks[p].tg != 0 && !tg.autogroup {
+            v = v.clamp(tg.uclamp[0], tg.uclamp[1]);
+        }
+        v.min(self.cfg.sysctl_uclamp[id as usize])
     }
 
     /// uclamp_rq_get: the rq's aggregated clamp.

@@ -111,6 +111,8 @@ pub struct TaskInfo {
     /// comm as the kernel keeps it: at most 15 bytes, and here with spaces replaced by `_`
     /// so that space-separated parsers (Perfetto's systrace importer) read it.
     pub comm: String,
+    /// The task's cgroup path when the run has task groups.
+    pub cgroup: Option<String>,
 }
 
 /// The kernel's TASK_COMM_LEN − 1, with spaces (and other whitespace) made `_`.

@@ -80,6 +80,12 @@ impl TextSink {
                 n = self.entries,
                 p = meta.nr_cpus
             )?;
+            // Group paths, one comment line per task (not a kernel header line).
+            for t in &meta.tasks {
+                if let Some(g) = &t.cgroup {
+                    writeln!(out, "# cgroup: pid={} comm={} path={g}", t.pid, t.comm)?;
+                }
+            }
             let mut body = std::fs::File::open(&body_path)?;
             io::copy(&mut body, &mut out)?;
             Ok(())
@@ -199,6 +205,7 @@ mod tests {
             tasks: vec![TaskInfo {
                 pid: 1085,
                 comm: "bash".into(),
+                cgroup: None,
             }],
             nr_cpus: 8,
             tracks: Vec::new(),

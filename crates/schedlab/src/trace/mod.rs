@@ -125,9 +125,11 @@ impl Tracer {
         let tasks: Vec<TaskInfo> = s
             .tasks
             .iter()
-            .map(|t| TaskInfo {
+            .enumerate()
+            .map(|(p, t)| TaskInfo {
                 pid: t.pid,
                 comm: event::trace_comm(&t.comm),
+                cgroup: s.has_groups().then(|| s.task_group_path(p).to_string()),
             })
             .collect();
         let counters_on = cfg.format == Format::Perfetto && cfg.counters.any();

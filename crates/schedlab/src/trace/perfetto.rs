@@ -86,6 +86,11 @@ impl PerfettoSink {
                         pr.uint(1, t.pid as u64);
                         pr.uint(2, 1);
                         pr.string(3, &t.comm);
+                        if let Some(g) = &t.cgroup {
+                            // An extra cmdline argument: the group shows in the process
+                            // details.
+                            pr.string(3, &format!("cgroup={g}"));
+                        }
                     });
                 }
                 for t in &meta.tasks {

@@ -306,11 +306,23 @@ pub struct Workload {
     pub reports: Vec<ToolReport>,
     /// Tasks that `Op::Fork` creates at run time, indexed by the op's `template`.
     pub templates: Vec<TaskTemplate>,
+    /// Task index → cgroup path, for tasks a front end puts in a group (rt-app
+    /// `taskgroup`); the scenario's `[cgroups]` globs add more (docs/scenario.md).
+    pub cgroups: std::collections::BTreeMap<usize, String>,
+    /// First task index of each session after the first (autogroup: one session per
+    /// merged `-w` workload; a workload built by one front end is one session).
+    pub session_starts: Vec<usize>,
 }
 
 impl Workload {
+    /// The session (0-based) task `i` belongs to.
+    pub fn session_of(&self, i: usize) -> usize {
+        self.session_starts.iter().filter(|&&s| s <= i).count()
+    }
+
     /// Merge another workload into this one (several `-w` flags): tasks append, timer
-    /// indices are shifted, the shorter declared duration wins.
+    /// indices are shifted, the shorter declared duration wins; the merged tasks start a
+    /// new session.
     pub fn merge(&mut self, other: Workload) {
         let shift = self.timers.len();
         let base = Base {
@@ -324,6 +336,14 @@ impl Workload {
         self.objects.extend(other.objects);
         self.counters.extend(other.counters);
         self.logs.extend(other.logs);
+        if base.task > 0 || !self.session_starts.is_empty() {
+            self.session_starts.push(base.task);
+        }
+        self.session_starts
+            .extend(other.session_starts.iter().map(|s| s + base.task));
+        for (i, path) in other.cgroups {
+            self.cgroups.insert(i + base.task, path);
+        }
         let relocate = |program: &mut Vec<Op>| {
             for op in program {
                 match op {

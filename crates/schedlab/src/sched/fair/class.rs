@@ -24,11 +24,40 @@ pub mod wf {
 const HRTICK_MIN_NS: u64 = 10_000;
 
 impl Sched {
-    /// se_is_idle: a SCHED_IDLE task (or, later, an idle group).
-    fn se_is_idle(&self, se: EntityId) -> bool {
-        match self.entities[se as usize].task {
-            Some(t) => self.tasks[t].is_idle_policy(),
-            None => false,
+    /// se_is_idle: a SCHED_IDLE task, or the entity of a cpu.idle group (spec fair §1.3).
+    pub(crate) fn se_is_idle(&self, se: EntityId) -> bool {
+        let e = &self.entities[se as usize];
+        match (e.task, e.my_q) {
+            (Some(t), _) => self.tasks[t].is_idle_policy(),
+            (None, Some(q)) => self.cfs_rq_is_idle(q),
+            (None, None) => false,
+        }
+    }
+
+    /// set_next_buddy: `se` and its ancestors become the next buddies, unless one of them
+    /// is idle (spec fair §2.18).
+    pub(crate) fn set_next_buddy(&mut self, se: EntityId) {
+        let mut cur = Some(se);
+        while let Some(e) = cur {
+            if !self.entities[e as usize].on_rq || self.se_is_idle(e) {
+                return;
+            }
+            let cfs = self.entities[e as usize].cfs_rq;
+            self.cfs_rqs[cfs].next = Some(e);
+            cur = self.entities[e as usize].parent;
+        }
+    }
+
+    /// A group entity's slice follows its cfs_rq's min slice; in the tree the augmented
+    /// data follows (spec fair §2.11 step 6, §2.18).
+    fn set_group_slice(&mut self, cfs: crate::sched::CfsRqId, se: EntityId, slice: u64) {
+        let e = &mut self.entities[se as usize];
+        if e.slice == slice {
+            return;
+        }
+        e.slice = slice;
+        if self.cfs_rqs[cfs].curr != Some(se) {
+            self.cfs_rqs[cfs].tasks_timeline.set_slice(se, slice);
         }
     }
 
@@ -54,9 +83,11 @@ impl Sched {
             self.requeue_delayed_entity(se);
             return;
         }
-        let idle = u32::from(self.tasks[p].is_idle_policy());
+        let mut idle = u32::from(self.tasks[p].is_idle_policy());
         let mut flags = flags;
         let mut cur = Some(se);
+        // Group entities take the min slice of the level below (spec fair §2.11 step 5).
+        let mut slice: Option<u64> = None;
         while let Some(e) = cur {
             if self.entities[e as usize].on_rq {
                 if self.entities[e as usize].sched_delayed {
@@ -65,21 +96,49 @@ impl Sched {
                 break;
             }
             let cfs = self.entities[e as usize].cfs_rq;
+            if let Some(s) = slice {
+                let ent = &mut self.entities[e as usize];
+                ent.slice = s;
+                ent.custom_slice = true;
+            }
             self.enqueue_entity(cfs, e, flags);
+            if self.has_groups() {
+                slice = Some(self.cfs_rq_min_slice(cfs));
+            }
             let rq = &mut self.cfs_rqs[cfs];
             rq.h_nr_queued += 1;
             rq.h_nr_runnable += 1;
             rq.h_nr_idle += idle;
+            if rq.grp.idle {
+                idle = 1;
+            }
+            if rq.grp.throttled {
+                // enqueue_throttle: the hierarchy above does not see the task.
+                self.hrtick_update(cpu);
+                return;
+            }
             flags = enqueue::WAKEUP;
             cur = self.entities[e as usize].parent;
         }
         while let Some(e) = cur {
             let cfs = self.entities[e as usize].cfs_rq;
             self.update_load_avg(cfs, e, upd::UPDATE_TG);
+            self.update_cfs_group(e);
+            if let Some(s) = slice {
+                self.set_group_slice(cfs, e, s);
+                slice = Some(self.cfs_rq_min_slice(cfs));
+            }
             let rq = &mut self.cfs_rqs[cfs];
             rq.h_nr_queued += 1;
             rq.h_nr_runnable += 1;
             rq.h_nr_idle += idle;
+            if rq.grp.idle {
+                idle = 1;
+            }
+            if rq.grp.throttled {
+                self.hrtick_update(cpu);
+                return;
+            }
             cur = self.entities[e as usize].parent;
         }
         self.rqs[cpu].nr_running += 1;
@@ -110,49 +169,91 @@ impl Sched {
                 e.prev_sum_exec_runtime_vol = e.sum_exec_runtime;
             }
         }
-        let idle = u32::from(self.tasks[p].is_idle_policy());
+        if !self.dequeue_entities(cpu, se, flags) {
+            self.hrtick_update(cpu);
+            return false;
+        }
+        self.tasks[p].on_rq = false;
+        self.hrtick_update(cpu);
+        true
+    }
+
+    /// dequeue_entities (spec fair §2.12 step 4): dequeue `se` (a task, or a delayed group
+    /// entity at pick time) and the ancestors it leaves empty. False if a task's dequeue
+    /// was delayed.
+    pub(crate) fn dequeue_entities(&mut self, cpu: CpuId, se: EntityId, flags: u32) -> bool {
+        let task = self.entities[se as usize].task;
+        let (h_queued, mut h_idle) = match task {
+            Some(p) => (1, u32::from(self.tasks[p].is_idle_policy())),
+            None => (0, 0),
+        };
+        let h_runnable = h_queued;
+        let task_sleep = flags & dequeue::SLEEP != 0;
         let mut flags = flags;
         let mut cur = Some(se);
+        let mut slice: Option<u64> = None;
         while let Some(e) = cur {
             let cfs = self.entities[e as usize].cfs_rq;
             if !self.dequeue_entity(cfs, e, flags) {
-                if e == se {
-                    self.hrtick_update(cpu);
+                if e == se && task.is_some() {
                     return false;
+                }
+                // A delayed group entity: the levels from its own on are only updated.
+                if self.has_groups() {
+                    slice = Some(self.cfs_rq_min_slice(cfs));
                 }
                 break;
             }
             let rq = &mut self.cfs_rqs[cfs];
-            rq.h_nr_queued -= 1;
-            rq.h_nr_runnable -= 1;
-            rq.h_nr_idle -= idle;
+            rq.h_nr_queued -= h_queued;
+            rq.h_nr_runnable -= h_runnable;
+            rq.h_nr_idle -= h_idle;
+            if rq.grp.idle {
+                h_idle = h_queued;
+            }
+            if rq.grp.throttled {
+                // dequeue_throttle: the levels above never counted the task.
+                return true;
+            }
             let still_loaded = rq.load.weight != 0;
             cur = self.entities[e as usize].parent;
             if still_loaded {
-                // The level keeps other entities: its parent stays queued (cgroup case);
-                // prefer it next for locality after a sleep.
-                if let (Some(parent), true) = (cur, flags & dequeue::SLEEP != 0) {
-                    let pcfs = self.entities[parent as usize].cfs_rq;
-                    if !self.se_is_idle(parent) {
-                        self.cfs_rqs[pcfs].next = Some(parent);
+                if self.has_groups() {
+                    slice = Some(self.cfs_rq_min_slice(cfs));
+                }
+                // The level keeps other entities: its parent stays queued; prefer it next
+                // for locality after a sleep.
+                if let (Some(parent), true) = (cur, task_sleep) {
+                    if !self.throttled_hierarchy(cfs) {
+                        self.set_next_buddy(parent);
                     }
                 }
                 break;
             }
             flags |= dequeue::SLEEP;
+            flags &= !(dequeue::DELAYED | dequeue::SPECIAL);
         }
         while let Some(e) = cur {
             let cfs = self.entities[e as usize].cfs_rq;
             self.update_load_avg(cfs, e, upd::UPDATE_TG);
+            self.update_cfs_group(e);
+            if let Some(s) = slice {
+                self.set_group_slice(cfs, e, s);
+                slice = Some(self.cfs_rq_min_slice(cfs));
+            }
             let rq = &mut self.cfs_rqs[cfs];
-            rq.h_nr_queued -= 1;
-            rq.h_nr_runnable -= 1;
-            rq.h_nr_idle -= idle;
+            rq.h_nr_queued -= h_queued;
+            rq.h_nr_runnable -= h_runnable;
+            rq.h_nr_idle -= h_idle;
+            if rq.grp.idle {
+                h_idle = h_queued;
+            }
+            if rq.grp.throttled {
+                return true;
+            }
             cur = self.entities[e as usize].parent;
         }
-        self.rqs[cpu].nr_running -= 1;
-        self.tasks[p].on_rq = false;
-        self.hrtick_update(cpu);
+        self.rqs[cpu].nr_running -= h_queued;
         true
     }
 
@@ -177,14 +278,21 @@ impl Sched {
                 if self.curr_on_rq(cfs).is_some() {
                     self.update_curr(cfs);
                 }
+                if self.cfs_rqs[cfs].grp.runtime_enabled && self.check_cfs_rq_runtime(cfs) {
+                    continue 'again;
+                }
                 let se = self
                     .__pick_eevdf(cfs, true)
                     .expect("a cfs_rq with queued entities always yields a pick");
                 if self.entities[se as usize].sched_delayed {
-                    let t = self.entities[se as usize]
-                        .task
-                        .expect("only tasks are delayed in this model");
-                    self.dequeue_task_fair(cpu, t, dequeue::SLEEP | dequeue::DELAYED);
+                    match self.entities[se as usize].task {
+                        Some(t) => {
+                            self.dequeue_task_fair(cpu, t, dequeue::SLEEP | dequeue::DELAYED);
+                        }
+                        None => {
+                            self.dequeue_entities(cpu, se, dequeue::SLEEP | dequeue::DELAYED);
+                        }
+                    }
                     continue 'again;
                 }
                 match self.entities[se as usize].my_q {
@@ -281,7 +389,7 @@ impl Sched {
                     )
                 });
                 if !keep_old && !self.se_is_idle(pse) {
-                    self.cfs_rqs[cfs].next = Some(pse);
+                    self.set_next_buddy(pse);
                     if wake_flags & wf::SYNC != 0 {
                         // preempt_sync: the waker must have run long enough.
                         let mut threshold = 500_000u64;
@@ -380,6 +488,7 @@ impl Sched {
             self.update_curr(cfs);
             // entity_tick ages the running entity (spec fair §3.7).
             self.update_load_avg(cfs, e, upd::UPDATE_TG);
+            self.update_cfs_group(e);
             if queued {
                 self.resched_curr_lazy(cpu);
             } else {

@@ -24,6 +24,9 @@ impl Sched {
         e.sum_exec_runtime += delta;
         e.vruntime = e.vruntime.wrapping_add(calc_delta_fair(delta, &e.load));
         let resched = self.update_deadline(curr);
+        if self.cfs_rqs[cfs].grp.runtime_enabled {
+            self.account_cfs_rq_runtime(cfs, delta);
+        }
         if self.cfs_rqs[cfs].nr_queued == 1 {
             return;
         }
@@ -61,6 +64,7 @@ impl Sched {
         }
         self.update_curr(cfs);
         self.update_load_avg(cfs, se, upd::UPDATE_TG | upd::DO_ATTACH);
+        self.update_cfs_group(se);
         if !is_curr {
             self.place_entity(cfs, se, flags);
         }
@@ -79,6 +83,9 @@ impl Sched {
         if let Some(p) = self.entities[se as usize].task {
             let cpu = self.cfs_rqs[cfs].cpu;
             self.account_cfs_task_enqueue(cpu, p);
+        }
+        if self.cfs_rqs[cfs].nr_queued == 1 && self.cfs_rqs[cfs].grp.runtime_enabled {
+            self.check_enqueue_throttle(cfs);
         }
     }
 
@@ -122,6 +129,7 @@ impl Sched {
         rq.load.weight -= w;
         rq.load.inv_weight = 0;
         rq.nr_queued -= 1;
+        self.update_cfs_group(se);
         if flags & dequeue::DELAYED != 0 {
             self.clear_delayed(se);
             let e = &mut self.entities[se as usize];
@@ -149,7 +157,8 @@ impl Sched {
         }
     }
 
-    /// Apply `f` to the cfs_rq of `se` and of every ancestor (for_each_sched_entity).
+    /// Apply `f` to the cfs_rq of `se` and of every ancestor (for_each_sched_entity),
+    /// stopping after a throttled cfs_rq: the levels above do not count its tasks.
     pub(crate) fn for_each_level(
         &mut self,
         se: EntityId,
@@ -159,6 +168,9 @@ impl Sched {
         while let Some(e) = cur {
             let cfs = self.entities[e as usize].cfs_rq;
             f(&mut self.cfs_rqs[cfs]);
+            if self.cfs_rqs[cfs].grp.throttled {
+                break;
+            }
             cur = self.entities[e as usize].parent;
         }
     }
@@ -207,6 +219,11 @@ impl Sched {
     pub(crate) fn put_prev_entity(&mut self, cfs: CfsRqId, se: EntityId) {
         if self.entities[se as usize].on_rq {
             self.update_curr(cfs);
+        }
+        if self.cfs_rqs[cfs].grp.runtime_enabled {
+            self.check_cfs_rq_runtime(cfs);
+        }
+        if self.entities[se as usize].on_rq {
             self.__enqueue_entity(cfs, se);
             self.update_load_avg(cfs, se, 0);
         }

@@ -198,28 +198,36 @@ impl Sched {
             sub_positive(&mut sa.runnable_avg, r.runnable_avg);
             sub_positive(&mut sa.runnable_sum, r.runnable_avg * divider);
             sa.runnable_sum = floor_sum(sa.runnable_sum, sa.runnable_avg);
+            let prop = -((r.runnable_avg * divider) as i64) >> SCHED_CAPACITY_SHIFT;
+            self.add_tg_cfs_propagate(cfs, prop);
             decayed = true;
         }
         decayed |= self.__update_load_avg_cfs_rq(now, cfs);
         decayed
     }
 
-    /// update_load_avg (spec fair §3.7). Group propagation and tg load come with cgroups.
+    /// update_load_avg (spec fair §3.7), with group propagation and tg load.
     pub(crate) fn update_load_avg(&mut self, cfs: CfsRqId, se: EntityId, flags: u32) {
         let cpu = self.cfs_rqs[cfs].cpu;
         self.update_rq_clock(cpu);
-        let now = self.rq_clock_pelt(cpu);
+        let now = self.cfs_rq_clock_pelt(cfs);
         let attached = self.entities[se as usize].avg.last_update_time != 0;
         if attached && flags & upd::SKIP_AGE_LOAD == 0 {
             self.__update_load_avg_se(now, cfs, se);
         }
-        let decayed = self.update_cfs_rq_load_avg(now, cfs);
+        let mut decayed = self.update_cfs_rq_load_avg(now, cfs);
+        decayed |= self.propagate_entity_load_avg(se);
         if !attached && flags & upd::DO_ATTACH != 0 {
             self.attach_entity_load_avg(cfs, se);
+            self.update_tg_load_avg(cfs);
         } else if flags & upd::DO_DETACH != 0 {
             self.detach_entity_load_avg(cfs, se);
+            self.update_tg_load_avg(cfs);
         } else if decayed {
             self.cfs_rq_util_change(cfs);
+            if flags & upd::UPDATE_TG != 0 {
+                self.update_tg_load_avg(cfs);
+            }
         }
     }
 
@@ -244,6 +252,7 @@ impl Sched {
         ra.util_sum += sa.util_sum;
         ra.runnable_avg += sa.runnable_avg;
         ra.runnable_sum += sa.runnable_sum;
+        self.add_tg_cfs_propagate(cfs, sa.load_sum as i64);
         self.cfs_rq_util_change(cfs);
     }
 
@@ -261,6 +270,7 @@ impl Sched {
         sub_positive(&mut ra.runnable_avg, sa.runnable_avg);
         sub_positive(&mut ra.runnable_sum, sa.runnable_sum);
         ra.runnable_sum = floor_sum(ra.runnable_sum, ra.runnable_avg);
+        self.add_tg_cfs_propagate(cfs, -(sa.load_sum as i64));
         self.cfs_rq_util_change(cfs);
     }
 
@@ -345,11 +355,14 @@ impl Sched {
         sa.runnable_avg = sa.util_avg;
     }
 
-    /// sched_balance_update_blocked_averages for the root cfs_rq (spec fair §3.9): decays
-    /// the load that sleeping tasks left on this CPU. The RT/DL/HW-pressure signals have
+    /// sched_balance_update_blocked_averages (spec fair §3.9): decays the load that
+    /// sleeping tasks left on this CPU, group cfs_rqs first, then the root. The RT/DL/HW-pressure signals have
     /// no input in this model and are aged as idle.
     pub fn update_blocked_averages(&mut self, cpu: CpuId) {
         self.update_rq_clock(cpu);
+        if self.has_groups() {
+            self.update_blocked_groups(cpu);
+        }
         let now = self.rq_clock_pelt(cpu);
         let rq = &mut self.rqs[cpu];
         for sa in [

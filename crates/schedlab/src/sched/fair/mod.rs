@@ -8,11 +8,13 @@
 //! - `placement`: wake-up, fork and exec CPU selection (placement §2, fair §6.6)
 //! - `reweight`: nice and policy changes (§2.16)
 //! - `balance`: load balancing (spec placement §3)
+//! - `group`: task groups, shares, hierarchical PELT, h_load, bandwidth, autogroup
 
 pub mod balance;
 pub mod class;
 pub mod eevdf;
 pub mod entity;
+pub mod group;
 pub mod load_avg;
 pub mod placement;
 pub mod reweight;

@@ -32,14 +32,14 @@ impl Sched {
             rq.load.weight -= self.entities[se as usize].load.weight;
             rq.load.inv_weight = 0;
         }
-        let old_w = self.entities[se as usize].load.weight as i128;
-        let new_w = new.weight as i128;
+        let old_w = self.entities[se as usize].load.weight as i64;
+        let new_w = new.weight as i64;
         let e = &mut self.entities[se as usize];
-        e.vlag = (e.vlag as i128 * old_w / new_w) as i64;
+        e.vlag = scale_by(e.vlag, old_w, new_w);
         if e.rel_deadline {
-            e.deadline = ((e.deadline as i64 as i128) * old_w / new_w) as i64 as u64;
+            e.deadline = scale_by(e.deadline as i64, old_w, new_w) as u64;
         }
-        let rel_vprot = rel_vprot.map(|v| (v as i128 * old_w / new_w) as i64);
+        let rel_vprot = rel_vprot.map(|v| scale_by(v, old_w, new_w));
         e.load = new;
         if on_rq {
             self.place_entity(cfs, se, 0);
@@ -105,5 +105,15 @@ impl Sched {
                 self.wakeup_preempt_fair(cpu, p, 0);
             }
         }
+    }
+}
+
+/// `v · num / den` truncated toward zero, as an i128 product would give it, on the 64-bit
+/// path when the product fits (group entities are reweighted all the time).
+#[inline]
+fn scale_by(v: i64, num: i64, den: i64) -> i64 {
+    match v.checked_mul(num) {
+        Some(p) => p / den,
+        None => (v as i128 * num as i128 / den as i128) as i64,
     }
 }

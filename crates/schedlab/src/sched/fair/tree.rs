@@ -241,6 +241,23 @@ impl EntityTree {
         true
     }
 
+    /// Change a queued entity's slice in place and refresh the aggregates above it (the
+    /// kernel's min_vruntime_cb_propagate after a group slice update). False if absent.
+    pub fn set_slice(&mut self, id: EntityId, slice: u64) -> bool {
+        let idx = match self.slot_of.get(id as usize) {
+            Some(&i) if i != NIL => i,
+            _ => return false,
+        };
+        if self.nodes[idx as usize].slice == slice {
+            return true;
+        }
+        self.nodes[idx as usize].slice = slice;
+        let mut path = [NIL; MAX_DEPTH];
+        let depth = self.path_to(idx, &mut path);
+        self.fixup(&path[..depth], usize::MAX);
+        true
+    }
+
     #[inline]
     pub fn contains(&self, id: EntityId) -> bool {
         matches!(self.slot_of.get(id as usize), Some(&i) if i != NIL)

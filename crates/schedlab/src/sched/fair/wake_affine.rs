@@ -83,11 +83,6 @@ impl Sched {
         self.cfs_rqs[self.rqs[cpu].cfs].avg.load_avg
     }
 
-    /// task_h_load: the task's load as its CPU sees it (no task groups yet: its load_avg).
-    pub fn task_h_load(&self, p: TaskId) -> u64 {
-        self.entities[self.tasks[p].se as usize].avg.load_avg
-    }
-
     /// wake_affine (spec placement §2.4): this_cpu if the wakee should follow the waker,
     /// else prev_cpu.
     pub fn wake_affine(

@@ -61,7 +61,14 @@ impl Sched {
                     ));
                 }
             }
-            let queued = self.cfs_rqs[rq.cfs].h_nr_queued;
+            // Tasks under a throttled group cfs_rq stay on cfs_tasks; each throttled level
+            // counts those not hidden by a deeper throttle.
+            let hidden: u32 = (1..self.groups.len())
+                .map(|tg| &self.cfs_rqs[self.groups[tg].cfs_rq[cpu]])
+                .filter(|q| q.grp.throttled)
+                .map(|q| q.h_nr_queued)
+                .sum();
+            let queued = self.cfs_rqs[rq.cfs].h_nr_queued + hidden;
             if n != queued {
                 errors.push(format!(
                     "cpu {cpu}: {n} tasks on cfs_tasks, h_nr_queued {queued}"

@@ -130,6 +130,9 @@ impl Sched {
         if e.sched_delayed && env.migration_type != MigrationType::Load {
             return false;
         }
+        if self.throttled_lb_pair(p, env.src_cpu, env.dst_cpu) {
+            return false;
+        }
         let d = &self.sd.domains[env.sd];
         if d.nr_balance_failed == 0 && self.task_is_ineligible_on_dst_cpu(p, env.dst_cpu) {
             return false;
