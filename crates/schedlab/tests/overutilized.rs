@@ -126,7 +126,10 @@ fn line_misses_cost_scheduler_time_in_the_reading_function() {
     let before = run_with("smp:4", "OVERUTIL_WITHOUT_EAS", tasks());
     let after = run_with("smp:4", "", tasks());
     let rd = &before.root_domain;
-    assert!(rd.line_misses > 0 && rd.line_transfer_ns >= rd.line_misses * 40, "{rd:?}");
+    assert!(
+        rd.line_misses > 0 && rd.line_transfer_ns >= rd.line_misses * 40,
+        "{rd:?}"
+    );
     assert!(profile_ns(&before, "enqueue_task_fair") > 0);
     assert!(profile_ns(&before, "task_tick_fair") > 0);
     assert_eq!(profile_ns(&after, "task_tick_fair"), 0);

@@ -334,9 +334,9 @@ fn unsupported_rtapp_features_say_so() {
         "`memrun` is not supported",
     );
     assert_err(
-        r#"{"tasks": {"t": {"run": 1, "taskgroup": "/tg1"}}}"#,
-        "tasks.t.taskgroup",
-        "cgroups are not modelled yet",
+        r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "taskgroup": "/tg1"}}}}}"#,
+        "tasks.t.phases.p.taskgroup",
+        "per-phase taskgroup",
     );
     assert_err(
         r#"{"tasks": {"t": {"run": 1, "nodes_membind": [0]}}}"#,

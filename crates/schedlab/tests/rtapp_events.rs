@@ -349,3 +349,37 @@ fn dl_runtime_sets_the_fair_custom_slice() {
         other => panic!("expected SetSched, got {other:?}"),
     }
 }
+
+#[test]
+fn taskgroup_puts_the_threads_in_their_group() {
+    // Two hogs in /a, six in /b, all on CPU 0: each group gets half the CPU whatever its
+    // thread count (groups are created on first use, weight 100, as rt-app creates them).
+    let text = r#"{"global": {"duration": 2},
+        "tasks": {
+          "a": {"instance": 2, "cpus": [0], "taskgroup": "/a", "run": 1000000},
+          "b": {"instance": 6, "cpus": [0], "taskgroup": "/b/", "run": 1000000}}}"#;
+    let mut s = sim(text, "smp:2");
+    s.run();
+    let group_ns = |prefix: &str| -> u64 {
+        s.sched
+            .tasks
+            .iter()
+            .filter(|t| t.comm.starts_with(prefix))
+            .map(|t| s.sched.entities[t.se as usize].sum_exec_runtime)
+            .sum()
+    };
+    let (a, b) = (group_ns("a-"), group_ns("b-"));
+    let share = a as f64 / (a + b) as f64;
+    assert!(
+        (share - 0.5).abs() < 0.01,
+        "/a share {share} ({a} vs {b} ns)"
+    );
+    assert_eq!(
+        s.sched.invariant_violations, 0,
+        "{:?}",
+        s.sched.invariant_messages
+    );
+    let w = parse(text);
+    assert_eq!(w.cgroups.values().filter(|g| *g == "/a").count(), 2);
+    assert_eq!(w.cgroups.values().filter(|g| *g == "/b").count(), 6);
+}

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 const UNSUPPORTED: &[&str] = &[
     "needs the real-time class, which is not modelled",
     "needs the deadline class, which is not modelled",
-    "cgroups are not modelled yet",
+    "per-phase taskgroup (moving a task between groups) is not modelled",
     "NUMA memory binding is not modelled",
     "`memrun` is not supported",
     "only /dev/null is modelled",

@@ -60,6 +60,12 @@ pub fn setup_groups(scenario: &Scenario, sim: &mut Simulation) -> Result<(), Inp
             }
         };
         let tg = match path {
+            // A group a workload names but the scenario does not declare is created with
+            // the defaults (weight 100, no limit), parents first, as rt-app creates its
+            // taskgroups in cgroupfs.
+            Some(path) if requested == Some(path) && s.group_by_path(path).is_none() => {
+                create_with_parents(s, path)
+            }
             Some(path) => s.group_by_path(path).ok_or_else(|| {
                 InputError::new(format!("task '{comm}'"), format!("unknown cgroup '{path}'"))
                     .with_fix(format!("declare it in the scenario: [cgroups.\"{path}\"]"))
@@ -75,4 +81,19 @@ pub fn setup_groups(scenario: &Scenario, sim: &mut Simulation) -> Result<(), Inp
         }
     }
     Ok(())
+}
+
+/// The group at `path`, creating it and any missing parent with default settings.
+fn create_with_parents(s: &mut crate::sched::Sched, path: &str) -> crate::sched::fair::group::TgId {
+    if let Some(tg) = s.group_by_path(path) {
+        return tg;
+    }
+    let parent_path = &path[..path.rfind('/').unwrap_or(0)];
+    let parent = if parent_path.is_empty() {
+        ROOT_TG
+    } else {
+        create_with_parents(s, parent_path)
+    };
+    let spec = crate::sched::fair::group::CgroupSpec::new(path);
+    s.create_group(&spec, parent, false)
 }

@@ -18,6 +18,8 @@ pub struct Attrs {
     pub uclamp: UclampReq,
     /// `dl-runtime` on a fair policy: the custom slice (sched_attr.sched_runtime).
     pub slice_ns: Option<Ns>,
+    /// `taskgroup`: the cgroup the task's threads run in (None = the root group).
+    pub cgroup: Option<String>,
 }
 
 /// Fix offered whenever a policy cannot be modelled.
@@ -46,7 +48,7 @@ impl Compiler<'_> {
             "dl-period" | "dl-deadline" | "period" | "deadline" => {
                 self.micros(v, path)?;
             }
-            "taskgroup" => self.taskgroup(v, path)?,
+            "taskgroup" => a.cgroup = self.taskgroup(v, path)?,
             "nodes_membind" => {
                 return Err(self
                     .err(path, "NUMA memory binding is not modelled")
@@ -57,20 +59,15 @@ impl Compiler<'_> {
         Ok(true)
     }
 
-    /// rt-app `taskgroup`: a cgroup path. The root group ("/", or "") is where every
-    /// task already is; any other group needs cgroups.
-    fn taskgroup(&self, v: &Json, path: &str) -> Result<(), InputError> {
+    /// rt-app `taskgroup`: a cgroup path; "/" (or "") is the root group. The group must be
+    /// declared in the scenario's `[cgroups]` (docs/scenario.md), which the run checks.
+    fn taskgroup(&self, v: &Json, path: &str) -> Result<Option<String>, InputError> {
         match self.string(v, path)? {
-            "" | "/" => Ok(()),
+            "" | "/" => Ok(None),
             g if !g.starts_with('/') => Err(self
                 .err(path, format!("taskgroup '{g}' does not start with '/'"))
                 .with_fix("write a cgroup path such as \"/tg1\"")),
-            g => Err(self
-                .err(
-                    path,
-                    format!("taskgroup '{g}': cgroups are not modelled yet"),
-                )
-                .with_fix("remove `taskgroup` (every task then runs in the root group)")),
+            g => Ok(Some(g.trim_end_matches('/').to_string())),
         }
     }
 

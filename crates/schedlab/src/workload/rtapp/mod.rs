@@ -132,6 +132,8 @@ pub struct Compiler<'a> {
     mem_buffer: u64,
     /// Every task by JSON key, for `fork`.
     defs: HashMap<String, TaskDef>,
+    /// The `taskgroup` of the task just compiled, for its threads.
+    last_cgroup: Option<String>,
 }
 
 impl<'a> Compiler<'a> {
@@ -146,6 +148,7 @@ impl<'a> Compiler<'a> {
             resources: Resources::default(),
             mem_buffer: DEFAULT_MEM_BUFFER,
             defs: HashMap::new(),
+            last_cgroup: None,
         }
     }
 
@@ -179,8 +182,15 @@ impl<'a> Compiler<'a> {
                 .err("tasks", "no tasks")
                 .with_fix("add at least one task: \"tasks\": { \"NAME\": { \"run\": 1000 } }"));
         }
+        let mut cgroups = std::collections::BTreeMap::new();
         for (name, task) in entries {
-            tasks.extend(self.task(name, task, &format!("tasks.{name}"))?);
+            let threads = self.task(name, task, &format!("tasks.{name}"))?;
+            if let Some(g) = self.last_cgroup.take() {
+                for i in tasks.len()..tasks.len() + threads.len() {
+                    cgroups.insert(i, g.clone());
+                }
+            }
+            tasks.extend(threads);
         }
         let mut templates = self.templates()?;
         // A timer's mode is only known once every use has been read.
@@ -204,6 +214,7 @@ impl<'a> Compiler<'a> {
             objects: self.resources.objects,
             duration_ns,
             templates,
+            cgroups,
             ..Workload::default()
         })
     }
@@ -411,6 +422,7 @@ impl<'a> Compiler<'a> {
             program,
         };
         self.resources.add_parties(&spec.program, instances);
+        self.last_cgroup = attrs.cgroup.clone();
         let threads = self.instantiate(&spec, instances, path, &cx.timers)?;
         let timers = cx.timers;
         self.defs.insert(
@@ -446,6 +458,15 @@ impl<'a> Compiler<'a> {
             let kpath = format!("{path}.{key}");
             match key.as_str() {
                 "loop" => phase.count = self.count(val, &kpath)?,
+                // Groups are fixed for the run: a task cannot move between them.
+                "taskgroup" => {
+                    return Err(self
+                        .err(
+                            &kpath,
+                            "a per-phase taskgroup (moving a task between groups) is not modelled",
+                        )
+                        .with_fix("put `taskgroup` on the task, not on a phase"))
+                }
                 _ if self.attr(&mut phase.attrs, key, val, &kpath)? => {}
                 _ => phase.events.extend(self.event(key, val, &kpath, cx)?),
             }
