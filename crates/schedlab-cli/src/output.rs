@@ -25,21 +25,7 @@ impl JsonTarget {
             return Err(InputError::new(origin, "not a file name")
                 .with_fix("give a file such as out.json, or - for stdout"));
         }
-        if path.is_dir() {
-            return Err(InputError::new(origin, "is a folder")
-                .with_fix("give a file name inside it, such as out.json"));
-        }
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        if !parent.is_dir() {
-            return Err(InputError::new(
-                origin,
-                format!("the folder '{}' does not exist", parent.display()),
-            )
-            .with_fix("create it first, or write the file elsewhere"));
-        }
+        check_output_path(&path, &origin, "out.json")?;
         Ok(JsonTarget::File(path))
     }
 
@@ -55,6 +41,27 @@ impl JsonTarget {
                 .map_err(|e| CliError::Io(format!("--json {}: cannot write: {e}", path.display()))),
         }
     }
+}
+
+/// An output file flag's value is usable: not a folder, and its folder exists (checked
+/// before a run so a typo costs no simulation time). `example` names a file for the fix.
+pub fn check_output_path(path: &Path, origin: &str, example: &str) -> Result<(), InputError> {
+    if path.is_dir() {
+        return Err(InputError::new(origin, "is a folder")
+            .with_fix(format!("give a file name inside it, such as {example}")));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(InputError::new(
+            origin,
+            format!("the folder '{}' does not exist", parent.display()),
+        )
+        .with_fix("create it first, or write the file elsewhere"));
+    }
+    Ok(())
 }
 
 /// Write `FILE.tmp`, flush it to disk, then rename it over `FILE`: readers see either the

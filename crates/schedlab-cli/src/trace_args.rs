@@ -98,22 +98,7 @@ impl TraceArgs {
 /// The trace's folder must exist; the file itself is created (as FILE.tmp) before the run.
 fn check_target(path: &Path) -> Result<(), InputError> {
     let origin = format!("--trace {}", path.display());
-    if path.is_dir() {
-        return Err(InputError::new(origin, "is a folder")
-            .with_fix("give a file name inside it, such as run.pftrace"));
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(InputError::new(
-            origin,
-            format!("the folder '{}' does not exist", parent.display()),
-        )
-        .with_fix("create it first, or write the trace elsewhere"));
-    }
-    Ok(())
+    crate::output::check_output_path(path, &origin, "run.pftrace")
 }
 
 /// Estimate the trace's size and warn on stderr when it is large.
