@@ -118,26 +118,11 @@ impl Sched {
             _ => (self.cfg.base_slice, false),
         };
         // __sched_fork: vruntime 0, vlag 0, rel_deadline 0 (spec fair §2.17).
+        let load = LoadWeight::for_task(spec.nice, spec.policy == Policy::Idle);
+        let cfs = self.rqs[first_allowed].cfs;
         self.entities.push(SchedEntity {
-            load: LoadWeight::for_task(spec.nice, spec.policy == Policy::Idle),
-            vruntime: 0,
-            deadline: 0,
-            vlag: 0,
-            slice,
-            custom_slice: custom,
-            rel_deadline: false,
-            sched_delayed: false,
-            on_rq: false,
-            vprot: 0,
-            exec_start: 0,
-            sum_exec_runtime: 0,
-            prev_sum_exec_runtime: 0,
-            prev_sum_exec_runtime_vol: 0,
-            cfs_rq: self.rqs[first_allowed].cfs,
-            parent: None,
-            my_q: None,
             task: Some(id),
-            avg: Default::default(),
+            ..SchedEntity::new(load, slice, custom, cfs)
         });
         self.init_entity_runnable_average(se);
         self.tasks.push(Task {

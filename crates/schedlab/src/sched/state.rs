@@ -53,6 +53,34 @@ pub struct SchedEntity {
     pub avg: SchedAvg,
 }
 
+impl SchedEntity {
+    /// A fresh entity as __sched_fork / init_tg_cfs_entry leave it: vruntime, lag,
+    /// deadline and runtime zero, not queued, no PELT history.
+    pub fn new(load: LoadWeight, slice: u64, custom_slice: bool, cfs_rq: CfsRqId) -> Self {
+        SchedEntity {
+            load,
+            vruntime: 0,
+            deadline: 0,
+            vlag: 0,
+            slice,
+            custom_slice,
+            rel_deadline: false,
+            sched_delayed: false,
+            on_rq: false,
+            vprot: 0,
+            exec_start: 0,
+            sum_exec_runtime: 0,
+            prev_sum_exec_runtime: 0,
+            prev_sum_exec_runtime_vol: 0,
+            cfs_rq,
+            parent: None,
+            my_q: None,
+            task: None,
+            avg: SchedAvg::default(),
+        }
+    }
+}
+
 /// struct cfs_rq (spec fair §2.2).
 #[derive(Debug, Clone)]
 pub struct CfsRq {

@@ -22,7 +22,6 @@ mod tests;
 
 use super::tree::EntityId;
 use super::weights::LoadWeight;
-use crate::sched::pelt::SchedAvg;
 use crate::sched::{CfsRq, CfsRqId, Sched, SchedEntity, TaskId};
 use crate::time::Ns;
 use bandwidth::CfsBandwidth;
@@ -155,26 +154,12 @@ impl Sched {
             cfs.grp.tg = tg;
             cfs.grp.idle = spec.idle;
             self.cfs_rqs.push(cfs);
+            let load = LoadWeight::raw(super::weights::NICE_0_LOAD);
+            let parent_q = self.groups[parent].cfs_rq[cpu];
             self.entities.push(SchedEntity {
-                load: LoadWeight::raw(super::weights::NICE_0_LOAD),
-                vruntime: 0,
-                deadline: 0,
-                vlag: 0,
-                slice: self.cfg.base_slice,
-                custom_slice: true,
-                rel_deadline: false,
-                sched_delayed: false,
-                on_rq: false,
-                vprot: 0,
-                exec_start: 0,
-                sum_exec_runtime: 0,
-                prev_sum_exec_runtime: 0,
-                prev_sum_exec_runtime_vol: 0,
-                cfs_rq: self.groups[parent].cfs_rq[cpu],
                 parent: self.groups[parent].se[cpu],
                 my_q: Some(q),
-                task: None,
-                avg: SchedAvg::default(),
+                ..SchedEntity::new(load, self.cfg.base_slice, true, parent_q)
             });
             ses.push(Some(se));
             rqs.push(q);
