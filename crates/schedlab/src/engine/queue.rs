@@ -79,34 +79,46 @@ impl SlotHeap {
         self.pos[self.heap[b].1 as usize] = b as u32;
     }
 
+    /// Sift up with a hole: parents move down one step each, the entry is written once.
     fn up(&mut self, mut i: usize) {
+        let item = self.heap[i];
         while i > 0 {
             let p = (i - 1) / 2;
-            if self.heap[i].0 >= self.heap[p].0 {
+            if item.0 >= self.heap[p].0 {
                 break;
             }
-            self.swap(i, p);
+            self.heap[i] = self.heap[p];
+            self.pos[self.heap[i].1 as usize] = i as u32;
             i = p;
         }
+        self.heap[i] = item;
+        self.pos[item.1 as usize] = i as u32;
     }
 
+    /// Sift down with a hole.
     fn down(&mut self, mut i: usize) {
         let n = self.heap.len();
+        let item = self.heap[i];
         loop {
-            let (l, r) = (2 * i + 1, 2 * i + 2);
-            let mut m = i;
-            if l < n && self.heap[l].0 < self.heap[m].0 {
-                m = l;
-            }
-            if r < n && self.heap[r].0 < self.heap[m].0 {
-                m = r;
-            }
-            if m == i {
+            let l = 2 * i + 1;
+            if l >= n {
                 break;
             }
-            self.swap(i, m);
-            i = m;
+            let r = l + 1;
+            let c = if r < n && self.heap[r].0 < self.heap[l].0 {
+                r
+            } else {
+                l
+            };
+            if self.heap[c].0 >= item.0 {
+                break;
+            }
+            self.heap[i] = self.heap[c];
+            self.pos[self.heap[i].1 as usize] = i as u32;
+            i = c;
         }
+        self.heap[i] = item;
+        self.pos[item.1 as usize] = i as u32;
     }
 
     fn set(&mut self, slot: usize, key: Key) {
