@@ -53,6 +53,7 @@ features! {
     UTIL_FITS_CAPACITY = "UTIL_FITS_CAPACITY", false, "RFC (seed 000): select_idle_sibling also takes a CPU whose runnable util_est leaves room for the task (20% margin, v2)";
     UTIL_FITS_CAPACITY_V1 = "UTIL_FITS_CAPACITY_V1", false, "with UTIL_FITS_CAPACITY: seed 000's v1 check, no margin (util ≤ capacity − thermal pressure)";
     SELECT_BIAS_PREV = "SELECT_BIAS_PREV", false, "RFC (seed 000): prefer prev when it is idle or has room, and fall back to prev when the idle scan fails";
+    DELAY_DEQUEUE_RUNNABLE = "DELAY_DEQUEUE_RUNNABLE", false, "model switch: delayed entities still count as PELT-runnable, as in the Apr 2024 delayed-dequeue posting before 'sched/eevdf: Fixup PELT vs DELAYED_DEQUEUE' (seed 004)";
     PRIO_LB = "PRIO_LB", false, "RFC (seed 002): detach_tasks migrates non-SCHED_IDLE tasks before SCHED_IDLE ones";
     OVERUTIL_WITHOUT_EAS = "OVERUTIL_WITHOUT_EAS", false, "pre-v6.10 root-domain rules: read and update rd->overutilized even when EAS is off, and the top-level balance stores rd->overloaded unchanged or not (seed 001's before)";
     LATENCY_WARN = "LATENCY_WARN", false, "debug: warn on long need-resched latency";

@@ -5,6 +5,7 @@
 use super::tree::EntityId;
 use super::weights::scale_load_down;
 use crate::machine::CpuId;
+use crate::sched::features::Feature;
 use crate::sched::pelt::{
     ___update_load_avg, ___update_load_sum, get_pelt_divider, update_signal, SchedAvg,
     LOAD_AVG_MAX, PELT_MIN_DIVIDER, SCHED_CAPACITY_SHIFT,
@@ -132,9 +133,13 @@ impl Sched {
     fn __update_load_avg_se(&mut self, now: Ns, cfs: CfsRqId, se: EntityId) -> bool {
         let e = &self.entities[se as usize];
         let load = e.on_rq as u64;
+        // se_runnable: a delayed entity is not runnable (fair §3.5), unless modelling the
+        // posting before "sched/eevdf: Fixup PELT vs DELAYED_DEQUEUE".
+        let delayed_runnable = self.features.on(Feature::DELAY_DEQUEUE_RUNNABLE);
         let runnable = match e.my_q {
+            Some(q) if delayed_runnable => self.cfs_rqs[q].h_nr_queued as u64,
             Some(q) => self.cfs_rqs[q].h_nr_runnable as u64,
-            None => (e.on_rq && !e.sched_delayed) as u64,
+            None => (e.on_rq && (!e.sched_delayed || delayed_runnable)) as u64,
         };
         let running = self.cfs_rqs[cfs].curr == Some(se);
         if !___update_load_sum(
@@ -168,13 +173,19 @@ impl Sched {
 
     /// __update_load_avg_cfs_rq (spec fair §3.5).
     fn __update_load_avg_cfs_rq(&mut self, now: Ns, cfs: CfsRqId) -> bool {
+        let delayed_runnable = self.features.on(Feature::DELAY_DEQUEUE_RUNNABLE);
         let rq = &mut self.cfs_rqs[cfs];
         let load = scale_load_down(rq.load.weight);
+        let runnable = if delayed_runnable {
+            rq.h_nr_queued
+        } else {
+            rq.h_nr_runnable
+        };
         update_signal(
             now,
             &mut rq.avg,
             load,
-            rq.h_nr_runnable as u64,
+            runnable as u64,
             rq.curr.is_some(),
             1,
         )
