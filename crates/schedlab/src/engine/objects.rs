@@ -144,13 +144,7 @@ pub fn pipe_write(
         // pipe_write → wake_up_interruptible_sync_poll: readers, WF_SYNC.
         w.wake_all(readers, wf::SYNC);
     }
-    if n == left {
-        prog.bytes_left = None;
-        return Outcome::Done;
-    }
-    prog.bytes_left = Some(left - n);
-    writers.push_back(p);
-    Outcome::Block
+    transfer_done(prog, left, n, writers, p)
 }
 
 /// Read `bytes` in full from a pipe, over as many partial reads as it takes.
@@ -177,12 +171,23 @@ pub fn pipe_read(
         // pipe_read makes room: writers waiting for it are woken, WF_SYNC.
         w.wake_all(writers, wf::SYNC);
     }
+    transfer_done(prog, left, n, readers, p)
+}
+
+/// After moving `n` of the `left` bytes: done, or remember the rest and wait in `queue`.
+fn transfer_done(
+    prog: &mut OpProgress,
+    left: u64,
+    n: u64,
+    queue: &mut std::collections::VecDeque<TaskId>,
+    p: TaskId,
+) -> Outcome {
     if n == left {
         prog.bytes_left = None;
         return Outcome::Done;
     }
     prog.bytes_left = Some(left - n);
-    readers.push_back(p);
+    queue.push_back(p);
     Outcome::Block
 }
 
