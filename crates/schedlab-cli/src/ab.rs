@@ -4,7 +4,7 @@ use crate::cli_error::CliError;
 use crate::output::JsonTarget;
 use crate::run::{build_scenario, ScenarioArgs};
 use clap::Args;
-use schedlab::experiment::ab::metrics::DEFAULT_METRICS;
+use schedlab::experiment::ab::metrics::default_patterns;
 use schedlab::experiment::ab::table::{render_csv, render_markdown};
 use schedlab::experiment::ab::{run_ab, Arm};
 use schedlab::experiment::scenario_toml::apply_setting;
@@ -110,7 +110,7 @@ pub fn ab(args: AbArgs) -> Result<(), CliError> {
         );
     }
     let patterns: Vec<String> = if args.metric.is_empty() {
-        DEFAULT_METRICS.iter().map(|s| s.to_string()).collect()
+        default_patterns()
     } else {
         args.metric.clone()
     };

@@ -13,7 +13,7 @@
 //! values = ["smp:8", "smt:4x2"]
 //! ```
 
-use super::ab::metrics::{flatten, select, DEFAULT_METRICS};
+use super::ab::metrics::{default_patterns, flatten, select};
 use super::ab::stats::Summary;
 use super::scenario_toml::{apply_key, apply_setting, load_scenario};
 use super::Scenario;
@@ -76,7 +76,7 @@ pub fn parse_sweep(text: &str, origin: &str, dir: &Path) -> Result<SweepSpec, In
         ..Scenario::default()
     };
     let mut seeds = vec![1];
-    let mut metrics: Vec<String> = DEFAULT_METRICS.iter().map(|s| s.to_string()).collect();
+    let mut metrics = default_patterns();
     let mut axes = Vec::new();
     // The scenario file first, so [base] keys refine it whatever the key order.
     if let Some(v) = table.get("scenario") {

@@ -5,8 +5,22 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// The metrics `ab` and `sweep` compare when none are named: perf's counters, energy,
-/// placement counters and every workload's own figures.
+/// and every workload's own figures (summaries only: see `is_raw_series`).
 pub const DEFAULT_METRICS: &[&str] = &["perf.*", "energy.*", "workloads.*"];
+
+/// A raw sample or histogram cell (the path ends in an array index, e.g.
+/// `workloads.0.frame_duration_ms.17`): left out of the defaults, which would otherwise
+/// compare hundreds of individual frames; name it with `--metric` to get it.
+pub fn is_raw_series(path: &str) -> bool {
+    path.rsplit('.')
+        .next()
+        .is_some_and(|last| last.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The default metric patterns, as owned strings.
+pub fn default_patterns() -> Vec<String> {
+    DEFAULT_METRICS.iter().map(|s| s.to_string()).collect()
+}
 
 /// Paths that never make sense to compare: host timing and per-task / per-CPU detail
 /// (name them explicitly to get them).
@@ -83,11 +97,14 @@ pub fn glob(pattern: &str, s: &str) -> bool {
     true
 }
 
-/// The metric names of `available` that any pattern selects, in path order.
+/// The metric names of `available` that any pattern selects, in path order. With the
+/// default patterns, raw series are left out.
 pub fn select(patterns: &[String], available: &BTreeMap<String, f64>) -> Vec<String> {
+    let defaults = patterns == default_patterns().as_slice();
     available
         .keys()
         .filter(|k| !excluded_by_default(k) && patterns.iter().any(|p| glob(p, k)))
+        .filter(|k| !(defaults && is_raw_series(k)))
         .cloned()
         .collect()
 }
@@ -111,7 +128,7 @@ mod tests {
         assert_eq!(m["root_domain.eas"], 1.0);
         assert_eq!(m["sched_profile.enqueue_task_fair.ns"], 5.0);
         assert!(!m.contains_key("sim.stop_reason"));
-        let pats: Vec<String> = DEFAULT_METRICS.iter().map(|s| s.to_string()).collect();
+        let pats = default_patterns();
         assert_eq!(
             select(&pats, &m),
             vec![
@@ -120,6 +137,11 @@ mod tests {
                 "workloads.0.time_s"
             ]
         );
+        // Raw series only when asked for.
+        let mut m2 = m.clone();
+        m2.insert("workloads.0.frame_duration_ms.3".into(), 16.0);
+        assert_eq!(select(&pats, &m2).len(), 3);
+        assert_eq!(select(&["workloads.*".into()], &m2).len(), 2);
         assert!(
             select(&["sim.*".into()], &m).is_empty(),
             "wall time never compared"
