@@ -15,6 +15,10 @@ pub fn num(x: f64) -> String {
             "nan".into()
         };
     }
+    // Float noise around zero (e.g. the spread of identical samples) prints as 0.
+    if x.abs() < 1e-9 {
+        return "0".into();
+    }
     if x == x.trunc() && x.abs() < 1e15 {
         return format!("{}", x as i64);
     }
@@ -91,5 +95,6 @@ mod tests {
         assert_eq!(num(0.012345), "0.01235");
         assert_eq!(num(-12.5), "-12.50");
         assert_eq!(num(f64::INFINITY), "inf");
+        assert_eq!(num(2.7e-17), "0");
     }
 }
