@@ -151,3 +151,48 @@ fn wake_wide_keeps_the_wakee_at_prev() {
     s.sched.tasks[1].wakee_flips = 7;
     assert!(!s.sched.wake_wide(Some(0), 1, 8), "slave below llc_size");
 }
+
+#[test]
+fn wf_current_cpu_returns_the_waking_cpu() {
+    let mut s = affine_sim(true);
+    let cpu = s
+        .sched
+        .select_task_rq_fair(1, 5, wf::TTWU | wf::CURRENT_CPU, 0);
+    assert_eq!(cpu, 0, "WF_CURRENT_CPU and the waking CPU is allowed");
+    // Not allowed there: the flag is ignored and the normal path runs.
+    s.sched.tasks[1].cpus_allowed[0] = false;
+    s.sched.tasks[1].nr_cpus_allowed = 7;
+    let cpu = s
+        .sched
+        .select_task_rq_fair(1, 5, wf::TTWU | wf::CURRENT_CPU, 0);
+    assert_ne!(cpu, 0);
+}
+
+#[test]
+fn no_wake_affine_domain_across_far_numa_keeps_the_wakee_near_prev() {
+    // epyc-9654-2s: the two sockets are 32 apart (SLIT), beyond RECLAIM_DISTANCE (30), so
+    // the NUMA level has no SD_WAKE_AFFINE: a waker on socket 0 cannot pull a wakee whose
+    // prev is on socket 1; select_idle_sibling runs from prev.
+    let sc = scenario("epyc-9654-2s", 1);
+    let waker = hog("waker", 0, Some(vec![0]));
+    let wakee = task(
+        "wakee",
+        0,
+        Policy::Normal,
+        Some(vec![100]),
+        vec![Op::Sleep { ns: 10_000 * MS }],
+    );
+    let mut s = sim(&sc, vec![waker, wakee]);
+    s.run_until(20 * MS);
+    let n = s.sched.machine.nr_cpus();
+    s.sched.tasks[1].cpus_allowed = vec![true; n];
+    s.sched.tasks[1].nr_cpus_allowed = n;
+    let (node0, node100) = (
+        s.sched.machine.cpus[0].numa_node,
+        s.sched.machine.cpus[100].numa_node,
+    );
+    assert_ne!(node0, node100);
+    let cpu = s.sched.select_task_rq_fair(1, 100, wf::TTWU | wf::SYNC, 0);
+    assert_eq!(s.sched.placement.move_affine, 0);
+    assert_eq!(cpu, 100, "idle prev kept");
+}
