@@ -16,9 +16,13 @@ fn run_on(shape: &Shape, tasks: Vec<TaskSpec>) -> RunResult {
         ..Workload::default()
     };
     // These tests price SMT sharing and migration penalties exactly; the balancer's own
-    // CPU time (sched_lb_per_cpu_ns) is priced in balance.rs.
+    // CPU time (sched_lb_per_cpu_ns) is priced in balance.rs, and shared-line transfers
+    // in overutilized.rs.
     let mut machine = shape.build();
     machine.costs.sched_lb_per_cpu_ns = 0;
+    machine.costs.cacheline_llc_ns = 0;
+    machine.costs.cacheline_cross_llc_ns = 0;
+    machine.costs.cacheline_cross_numa_ns = 0;
     let sim = prepare_on(&sc, machine, wl).unwrap();
     let r = execute(&sc, sim, Some(1));
     assert_eq!(

@@ -137,6 +137,13 @@ fn line_misses_cost_scheduler_time_in_the_reading_function() {
     // Wake-up costs are booked as they were: 1 µs per wake-up to try_to_wake_up.
     assert_eq!(profile_ns(&after, "try_to_wake_up") % 1_000, 0);
     assert!(profile_ns(&after, "try_to_wake_up") >= 3 * 240 * 1_000);
+    // The LLC's shared line (nr_idle_scan, nr_busy_cpus) is read by wake-up scans and
+    // written by NOHZ accounting on every kernel version: it moves in both runs.
+    let sh = &after.sd_shared;
+    assert!(
+        sh.accesses > 100 && sh.misses > 0 && sh.transfer_ns >= sh.misses * 40,
+        "{sh:?}"
+    );
     // The profile is ordered, largest first.
     let ns: Vec<u64> = before.sched_profile.iter().map(|e| e.ns).collect();
     assert!(ns.windows(2).all(|w| w[0] >= w[1]), "{ns:?}");

@@ -280,6 +280,11 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             line_misses: s.rd.line.misses,
             line_transfer_ns: s.rd.line.transfer_ns,
         },
+        sd_shared: crate::metrics::results::SharedLinesResult {
+            accesses: s.sd_shared_lines.iter().map(|l| l.reads + l.writes).sum(),
+            misses: s.sd_shared_lines.iter().map(|l| l.misses).sum(),
+            transfer_ns: s.sd_shared_lines.iter().map(|l| l.transfer_ns).sum(),
+        },
         sched_profile: sched_profile(s, time_ns),
         placement: s.placement,
         workloads,

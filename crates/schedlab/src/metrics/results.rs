@@ -13,6 +13,8 @@ pub struct RunResult {
     pub cpus: Vec<CpuResult>,
     pub energy: EnergyResult,
     pub root_domain: RootDomainResult,
+    /// The per-LLC sched_domain_shared lines (the root domain's line is in `root_domain`).
+    pub sd_shared: SharedLinesResult,
     /// Scheduler CPU time by kernel function, largest first.
     pub sched_profile: Vec<ProfileEntry>,
     /// Where wake-up, fork and exec placements went (schedstat style).
@@ -64,6 +66,15 @@ pub struct RootDomainResult {
     pub line_accesses: u64,
     pub line_misses: u64,
     pub line_transfer_ns: u64,
+}
+
+/// The sched_domain_shared cache lines (has_idle_cores, nr_idle_scan, nr_busy_cpus, one
+/// line per LLC), summed over the machine: accesses, fetches, and the time they stalled.
+#[derive(Debug, Clone, Serialize)]
+pub struct SharedLinesResult {
+    pub accesses: u64,
+    pub misses: u64,
+    pub transfer_ns: u64,
 }
 
 /// Scheduler CPU time booked to one kernel function (perf report style).

@@ -71,6 +71,7 @@ impl Sched {
             placement_visits: 0,
             placement: Default::default(),
             profile: Default::default(),
+            sd_shared_lines: Vec::new(),
             work_noise: None,
             cpufreq: Default::default(),
             rd: Default::default(),

@@ -94,6 +94,27 @@ impl SharedLine {
     }
 }
 
+impl crate::sched::Sched {
+    /// A load of sched_domain_shared `sh` by `cpu` (has_idle_cores, nr_idle_scan,
+    /// nr_busy_cpus share one line); the stall is charged to the running function.
+    pub(crate) fn sd_shared_read(&mut self, cpu: CpuId, sh: usize) {
+        if self.sd_shared_lines.len() <= sh {
+            self.sd_shared_lines.resize(sh + 1, SharedLine::default());
+        }
+        let ns = self.sd_shared_lines[sh].read(&self.machine, cpu, self.now);
+        self.defer_sched_cost(cpu, ns);
+    }
+
+    /// A store to sched_domain_shared `sh` by `cpu`.
+    pub(crate) fn sd_shared_write(&mut self, cpu: CpuId, sh: usize) {
+        if self.sd_shared_lines.len() <= sh {
+            self.sd_shared_lines.resize(sh + 1, SharedLine::default());
+        }
+        let ns = self.sd_shared_lines[sh].write(&self.machine, cpu, self.now);
+        self.defer_sched_cost(cpu, ns);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -312,6 +312,9 @@ pub struct Sched {
     /// CPUs examined by the placement in progress (charged as scan time).
     pub placement_visits: u64,
     pub placement: super::fair::placement::PlacementStats,
+    /// The cache line of each sched_domain_shared (by shared id): has_idle_cores,
+    /// nr_idle_scan and nr_busy_cpus, modelled like the root domain's line.
+    pub sd_shared_lines: Vec<super::shared_line::SharedLine>,
     /// Scheduler CPU time by kernel function (results `sched_profile`).
     pub profile: super::profile::SchedProfile,
     /// Seeded work-length noise (scenario `[noise]`); None = exact work.

@@ -44,6 +44,8 @@ impl Sched {
             return;
         }
         self.rqs[cpu].lb.sd_nohz_idle = idle;
+        // atomic_inc / atomic_dec of nr_busy_cpus: a store to the shared line.
+        self.sd_shared_write(cpu, sh);
         let s = &mut self.sd.shared[sh];
         if idle {
             s.nr_busy_cpus = s.nr_busy_cpus.saturating_sub(1);
@@ -89,6 +91,7 @@ impl Sched {
                 break 'out;
             }
             if let Some(sh) = self.busy_shared(cpu) {
+                self.sd_shared_read(cpu, sh);
                 if self.sd.shared[sh].nr_busy_cpus > 1 {
                     flags = balance;
                 }

@@ -261,7 +261,10 @@ impl Sched {
             return;
         };
         let nr = nr_idle_scan_for(sum_util, d.span_weight as u64, d.imbalance_pct as u64) as u32;
+        // READ_ONCE then WRITE_ONCE only on change.
+        self.sd_shared_read(env.dst_cpu, sh);
         if self.sd.shared[sh].nr_idle_scan != nr {
+            self.sd_shared_write(env.dst_cpu, sh);
             self.sd.shared[sh].nr_idle_scan = nr;
         }
     }

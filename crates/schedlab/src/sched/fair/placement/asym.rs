@@ -33,6 +33,7 @@ impl Sched {
         let has_idle_core = self.sd.sched_smt_present && self.test_idle_cores(target);
         let mut nr = i64::MAX;
         if let Some(sh) = self.sd.domains[sd].shared {
+            self.sd_shared_read(target, sh);
             nr = self.sd.shared[sh].nr_idle_scan as i64 + 1;
             if nr == 1 {
                 return None;

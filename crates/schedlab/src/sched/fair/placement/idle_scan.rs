@@ -7,16 +7,19 @@ use crate::sched::topology::{CpuMask, DomainId, SdFlags};
 use crate::sched::{Sched, TaskId};
 
 impl Sched {
-    /// test_idle_cores: the LLC's hint that some core is wholly idle.
-    pub fn test_idle_cores(&self, cpu: CpuId) -> bool {
-        self.sd.cpus[cpu]
-            .sd_llc_shared
-            .is_some_and(|s| self.sd.shared[s].has_idle_cores)
+    /// test_idle_cores: the LLC's hint that some core is wholly idle (a shared line read).
+    pub fn test_idle_cores(&mut self, cpu: CpuId) -> bool {
+        let Some(s) = self.sd.cpus[cpu].sd_llc_shared else {
+            return false;
+        };
+        self.sd_shared_read(cpu, s);
+        self.sd.shared[s].has_idle_cores
     }
 
-    /// set_idle_cores.
+    /// set_idle_cores (a shared line store).
     pub fn set_idle_cores(&mut self, cpu: CpuId, val: bool) {
         if let Some(s) = self.sd.cpus[cpu].sd_llc_shared {
+            self.sd_shared_write(cpu, s);
             self.sd.shared[s].has_idle_cores = val;
         }
     }
@@ -131,6 +134,7 @@ impl Sched {
         let mut nr = i64::MAX;
         if self.features.on(Feature::SIS_UTIL) {
             if let Some(sh) = self.sd.domains[sd].shared {
+                self.sd_shared_read(target, sh);
                 nr = self.sd.shared[sh].nr_idle_scan as i64 + 1;
                 if nr == 1 {
                     return None;
