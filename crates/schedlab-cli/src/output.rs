@@ -2,8 +2,6 @@
 
 use crate::cli_error::CliError;
 use schedlab::InputError;
-use std::ffi::OsString;
-use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -37,7 +35,7 @@ impl JsonTarget {
                 out.flush()?;
                 Ok(())
             }
-            JsonTarget::File(path) => write_atomic(path, text)
+            JsonTarget::File(path) => schedlab::fsutil::write_atomic(path, text)
                 .map_err(|e| CliError::Io(format!("--json {}: cannot write: {e}", path.display()))),
         }
     }
@@ -62,23 +60,4 @@ pub fn check_output_path(path: &Path, origin: &str, example: &str) -> Result<(),
         .with_fix("create it first, or write the file elsewhere"));
     }
     Ok(())
-}
-
-/// Write `FILE.tmp`, flush it to disk, then rename it over `FILE`: readers see either the
-/// old file or the complete new one, never a partial document. The temporary file is
-/// removed on failure.
-fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut tmp_name = OsString::from(path.as_os_str());
-    tmp_name.push(".tmp");
-    let tmp = PathBuf::from(tmp_name);
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
 }

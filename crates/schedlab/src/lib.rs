@@ -7,6 +7,7 @@
 pub mod engine;
 pub mod error;
 pub mod experiment;
+pub mod fsutil;
 pub mod machine;
 pub mod metrics;
 pub mod sched;

@@ -2,7 +2,7 @@
 //! `[cgroups]` (with their `tasks` globs), the workload's own group requests, then
 //! autogroup for whatever is left in the root (docs/scenario.md).
 
-use super::cgroups_toml::glob_match;
+use super::glob::glob_match;
 use super::Scenario;
 use crate::engine::sim::Simulation;
 use crate::error::InputError;

@@ -4,6 +4,7 @@ pub mod ab;
 pub mod bench;
 pub mod cgroups_toml;
 mod collect_cpus;
+pub mod glob;
 pub mod group_setup;
 pub mod noise;
 pub mod parallel;

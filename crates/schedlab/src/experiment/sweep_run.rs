@@ -24,11 +24,9 @@ fn io_err(path: &Path, what: &str, e: std::io::Error) -> InputError {
         .with_fix("check the folder exists and is writable")
 }
 
-/// Write `text` to `path` through a temporary file, so a stored run is whole or absent.
+/// Store a run through a temporary file, so a stored run is whole or absent.
 fn write_atomic(path: &Path, text: &str) -> Result<(), InputError> {
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text).map_err(|e| io_err(&tmp, "cannot write", e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io_err(path, "cannot store", e))
+    crate::fsutil::write_atomic(path, text).map_err(|e| io_err(path, "cannot store", e))
 }
 
 /// A stored run's metrics, if the file holds a whole result document.

@@ -171,21 +171,6 @@ impl CounterState {
 /// avg_vruntime without its side effect: V of `cfs` read from the sums as they stand
 /// (the model's avg_vruntime re-bases zero_vruntime, which a probe must not do).
 fn avg_vruntime_peek(s: &Sched, cfs: CfsRqId) -> u64 {
-    let curr = s.curr_on_rq(cfs);
-    let rq = &s.cfs_rqs[cfs];
-    let d: i64 = if rq.sum_weight != 0 {
-        let mut num = rq.sum_w_vruntime as i128;
-        let mut den = rq.sum_weight as i128;
-        if let Some(c) = curr {
-            let w = s.avg_weight(c) as i128;
-            num += s.entity_key(cfs, c) as i128 * w;
-            den += w;
-        }
-        num.div_euclid(den) as i64
-    } else if let Some(c) = curr {
-        s.entity_key(cfs, c)
-    } else {
-        0
-    };
-    rq.zero_vruntime.wrapping_add(d as u64)
+    let d = s.avg_vruntime_offset(cfs);
+    s.cfs_rqs[cfs].zero_vruntime.wrapping_add(d as u64)
 }

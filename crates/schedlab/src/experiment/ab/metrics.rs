@@ -1,6 +1,7 @@
 //! Metrics of a run for comparison: the numeric leaves of its result document, named by
 //! their path (`perf.cpu_migrations`, `workloads.0.time_s`), chosen by glob patterns.
 
+use crate::experiment::glob::glob_match;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -72,38 +73,13 @@ fn walk(v: &Value, path: String, out: &mut BTreeMap<String, f64>) {
     }
 }
 
-/// Glob match with `*` for any run of characters.
-pub fn glob(pattern: &str, s: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == s;
-    }
-    let mut rest = s;
-    for (i, part) in parts.iter().enumerate() {
-        if i == 0 {
-            let Some(r) = rest.strip_prefix(part) else {
-                return false;
-            };
-            rest = r;
-        } else if i == parts.len() - 1 {
-            return rest.ends_with(part);
-        } else {
-            match rest.find(part) {
-                Some(at) => rest = &rest[at + part.len()..],
-                None => return false,
-            }
-        }
-    }
-    true
-}
-
 /// The metric names of `available` that any pattern selects, in path order. With the
 /// default patterns, raw series are left out.
 pub fn select(patterns: &[String], available: &BTreeMap<String, f64>) -> Vec<String> {
     let defaults = patterns == default_patterns().as_slice();
     available
         .keys()
-        .filter(|k| !excluded_by_default(k) && patterns.iter().any(|p| glob(p, k)))
+        .filter(|k| !excluded_by_default(k) && patterns.iter().any(|p| glob_match(p, k)))
         .filter(|k| !(defaults && is_raw_series(k)))
         .cloned()
         .collect()
@@ -146,6 +122,8 @@ mod tests {
             select(&["sim.*".into()], &m).is_empty(),
             "wall time never compared"
         );
-        assert!(glob("a.*.c", "a.b.c") && !glob("a.*.c", "a.b.d") && glob("*", "x"));
+        assert!(
+            glob_match("a.*.c", "a.b.c") && !glob_match("a.*.c", "a.b.d") && glob_match("*", "x")
+        );
     }
 }

@@ -85,9 +85,19 @@ impl Sched {
 
     /// avg_vruntime: returns V and re-bases zero_vruntime onto it (spec fair §2.3).
     pub fn avg_vruntime(&mut self, cfs: CfsRqId) -> u64 {
+        let d = self.avg_vruntime_offset(cfs);
+        let rq = &mut self.cfs_rqs[cfs];
+        rq.sum_w_vruntime -= (rq.sum_weight as i64).wrapping_mul(d);
+        rq.zero_vruntime = rq.zero_vruntime.wrapping_add(d as u64);
+        rq.zero_vruntime
+    }
+
+    /// V − zero_vruntime, from the sums as they stand (floored; curr included). Probes
+    /// read V as zero_vruntime + this without re-basing.
+    pub fn avg_vruntime_offset(&self, cfs: CfsRqId) -> i64 {
         let curr = self.curr_on_rq(cfs);
         let rq = &self.cfs_rqs[cfs];
-        let d: i64 = if rq.sum_weight != 0 {
+        if rq.sum_weight != 0 {
             let mut num = rq.sum_w_vruntime as i128;
             let mut den = rq.sum_weight as i128;
             if let Some(c) = curr {
@@ -103,11 +113,7 @@ impl Sched {
             self.entity_key(cfs, c)
         } else {
             0
-        };
-        let rq = &mut self.cfs_rqs[cfs];
-        rq.sum_w_vruntime -= (rq.sum_weight as i64).wrapping_mul(d);
-        rq.zero_vruntime = rq.zero_vruntime.wrapping_add(d as u64);
-        rq.zero_vruntime
+        }
     }
 
     /// vruntime_eligible: v ≤ V, by cross-multiplication in 128 bits (spec fair §2.3).

@@ -132,8 +132,6 @@ pub struct Compiler<'a> {
     mem_buffer: u64,
     /// Every task by JSON key, for `fork`.
     defs: HashMap<String, TaskDef>,
-    /// The `taskgroup` of the task just compiled, for its threads.
-    last_cgroup: Option<String>,
 }
 
 impl<'a> Compiler<'a> {
@@ -148,7 +146,6 @@ impl<'a> Compiler<'a> {
             resources: Resources::default(),
             mem_buffer: DEFAULT_MEM_BUFFER,
             defs: HashMap::new(),
-            last_cgroup: None,
         }
     }
 
@@ -184,8 +181,8 @@ impl<'a> Compiler<'a> {
         }
         let mut cgroups = std::collections::BTreeMap::new();
         for (name, task) in entries {
-            let threads = self.task(name, task, &format!("tasks.{name}"))?;
-            if let Some(g) = self.last_cgroup.take() {
+            let (threads, cgroup) = self.task(name, task, &format!("tasks.{name}"))?;
+            if let Some(g) = cgroup {
                 for i in tasks.len()..tasks.len() + threads.len() {
                     cgroups.insert(i, g.clone());
                 }
@@ -352,7 +349,13 @@ impl<'a> Compiler<'a> {
     // ---- tasks ------------------------------------------------------------------------
 
     /// One JSON task: its instances as separate threads named `<name>-<index>`.
-    fn task(&mut self, name: &str, v: &Json, path: &str) -> Result<Vec<TaskSpec>, InputError> {
+    /// Also returns the task's `taskgroup`, for its threads.
+    fn task(
+        &mut self,
+        name: &str,
+        v: &Json,
+        path: &str,
+    ) -> Result<(Vec<TaskSpec>, Option<String>), InputError> {
         let obj = self.object(v, path)?;
         let mut attrs = Attrs {
             policy: Some(self.default_policy),
@@ -422,7 +425,6 @@ impl<'a> Compiler<'a> {
             program,
         };
         self.resources.add_parties(&spec.program, instances);
-        self.last_cgroup = attrs.cgroup.clone();
         let threads = self.instantiate(&spec, instances, path, &cx.timers)?;
         let timers = cx.timers;
         self.defs.insert(
@@ -433,7 +435,7 @@ impl<'a> Compiler<'a> {
                 timers,
             },
         );
-        Ok(threads)
+        Ok((threads, attrs.cgroup))
     }
 
     fn phases(&mut self, v: &Json, path: &str, cx: &mut TaskCtx) -> Result<Vec<Phase>, InputError> {
