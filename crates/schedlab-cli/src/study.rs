@@ -34,6 +34,9 @@ enum StudyCommand {
         /// Write the full result (every variant, metric and direction) as JSON.
         #[arg(long, value_name = "FILE|-", allow_hyphen_values = true)]
         json: Option<String>,
+        /// Also write every run's result document to DIR/TAG-seedN.json.
+        #[arg(long, value_name = "DIR")]
+        runs: Option<PathBuf>,
     },
 }
 
@@ -62,6 +65,7 @@ pub fn study(args: StudyArgs) -> Result<(), CliError> {
             seeds,
             jobs,
             json,
+            runs,
         } => {
             let json = json.as_deref().map(JsonTarget::from_arg).transpose()?;
             let study = load_study(&dir, &name)?;
@@ -89,6 +93,9 @@ pub fn study(args: StudyArgs) -> Result<(), CliError> {
             };
             o.write_all(text.as_bytes())?;
             writeln!(o, "wall time: {:.1} s", started.elapsed().as_secs_f64())?;
+            if let Some(dir) = runs {
+                write_runs(&dir, &r)?;
+            }
             if let Some(t) = json {
                 let mut doc = serde_json::to_string_pretty(&r)
                     .map_err(|e| CliError::Io(format!("cannot encode the study result: {e}")))?;
@@ -96,6 +103,34 @@ pub fn study(args: StudyArgs) -> Result<(), CliError> {
                 t.write(&doc)?;
             }
         }
+    }
+    Ok(())
+}
+
+/// Every run's result document as DIR/TAG-seedN.json (tags made file-safe).
+fn write_runs(
+    dir: &std::path::Path,
+    r: &schedlab::experiment::study_run::StudyResult,
+) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::Io(format!("--runs {}: cannot create: {e}", dir.display())))?;
+    for (tag, seed, doc) in &r.runs {
+        let safe: String = tag
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let path = dir.join(format!("{safe}-seed{seed}.json"));
+        let mut text = serde_json::to_string_pretty(doc)
+            .map_err(|e| CliError::Io(format!("cannot encode a run: {e}")))?;
+        text.push('\n');
+        schedlab::fsutil::write_atomic(&path, &text)
+            .map_err(|e| CliError::Io(format!("--runs {}: cannot write: {e}", path.display())))?;
     }
     Ok(())
 }

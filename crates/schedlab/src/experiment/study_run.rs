@@ -63,6 +63,9 @@ pub struct StudyResult {
     pub name: String,
     pub seeds: usize,
     pub metrics: Vec<MetricResult>,
+    /// Every run's result document: variant tag, seed, the document.
+    #[serde(skip)]
+    pub runs: Vec<(String, u64, serde_json::Value)>,
 }
 
 pub fn run_study(
@@ -82,10 +85,11 @@ pub fn run_study(
         })
         .collect();
     let results = run_all(&scenarios, jobs, &|f| progress(f.done, f.total))?;
-    let flat: Vec<_> = results
+    let docs: Vec<serde_json::Value> = results
         .iter()
-        .map(|r| flatten(&serde_json::to_value(r).expect("results serialize")))
+        .map(|r| serde_json::to_value(r).expect("results serialize"))
         .collect();
+    let flat: Vec<_> = docs.iter().map(flatten).collect();
     let n = seeds.len();
     let mut metrics = Vec::new();
     for m in &study.metrics {
@@ -133,10 +137,16 @@ pub fn run_study(
             rows,
         });
     }
+    let runs = docs
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| (study.variants[i / n].tag.clone(), seeds[i % n], d))
+        .collect();
     Ok(StudyResult {
         name: study.name.clone(),
         seeds: n,
         metrics,
+        runs,
     })
 }
 
