@@ -178,7 +178,7 @@ fn prio_mix() -> Vec<TaskSpec> {
     let mut t = vec![hog_from("normal0", 0, 2), hog_from("normal1", 0, 2)];
     for i in 0..4 {
         let mut h = hog_from(&format!("idle{i}"), 0, 2);
-        h.policy = Policy::Idle;
+        h.attrs.policy = Policy::Idle;
         t.push(h);
     }
     t.push(task(

@@ -68,7 +68,7 @@ fn short_sleeper_latency(features: &str) -> LatencySummary {
             Op::LoopEnd,
         ],
     );
-    sleeper.slice_ns = Some(100 * US);
+    sleeper.attrs.slice_ns = Some(100 * US);
     let r = run(&sc, vec![hog("hog", 0, Some(vec![0])), sleeper]);
     r.tasks[1].wakeup_latency_ns
 }

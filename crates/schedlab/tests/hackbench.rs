@@ -96,7 +96,7 @@ fn thread_and_process_modes_differ_only_where_the_tool_does() {
         for (x, y) in a.program[..n - 1].iter().zip(&b.program[..n - 1]) {
             assert_eq!(std::mem::discriminant(x), std::mem::discriminant(y));
         }
-        assert_eq!(a.comm, b.comm);
+        assert_eq!(a.attrs.comm, b.attrs.comm);
         assert!(
             a.delay_ns < b.delay_ns,
             "fork costs more than pthread_create"

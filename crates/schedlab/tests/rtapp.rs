@@ -35,16 +35,7 @@ fn assert_err(text: &str, path: &str, needle: &str) {
 }
 
 fn spec(comm: &str, program: Vec<Op>) -> TaskSpec {
-    TaskSpec {
-        comm: comm.into(),
-        policy: Policy::Normal,
-        nice: 0,
-        slice_ns: None,
-        uclamp: Default::default(),
-        cpus: None,
-        delay_ns: 0,
-        program,
-    }
+    TaskSpec::new(comm, program)
 }
 
 fn forever(body: Vec<Op>) -> Vec<Op> {
@@ -98,9 +89,9 @@ fn global_duration_policy_and_no_op_keys() {
     );
     assert_eq!(w.duration_ns, Some(3 * NSEC_PER_SEC));
     let mut want = spec("t-0", forever(vec![Op::Sleep { ns: 10 * US }]));
-    want.policy = Policy::Batch;
-    want.nice = -3;
-    want.cpus = Some(vec![0, 2]);
+    want.attrs.policy = Policy::Batch;
+    want.attrs.nice = -3;
+    want.attrs.cpus = Some(vec![0, 2]);
     want.delay_ns = 500 * US;
     assert_eq!(w.tasks, vec![want]);
     for d in ["-1", "0"] {
@@ -117,7 +108,7 @@ fn instances_are_numbered_across_the_file() {
         r#"{"tasks": {"b": {"instance": 2, "run": 1}, "a": {"run": 2},
                       "z": {"instance": 0, "run": 3}, "c": {"instance": 1, "run": 4}}}"#,
     );
-    let comms: Vec<&str> = w.tasks.iter().map(|t| t.comm.as_str()).collect();
+    let comms: Vec<&str> = w.tasks.iter().map(|t| t.attrs.comm.as_str()).collect();
     assert_eq!(comms, ["b-0", "b-1", "a-2", "c-3"]);
     assert_eq!(w.tasks[1].program, forever(vec![run_us(1)]));
     assert_eq!(w.tasks[3].program, forever(vec![run_us(4)]));
@@ -192,8 +183,8 @@ fn phases_loop_and_change_attributes() {
             Op::LoopEnd,
         ],
     );
-    want.policy = Policy::Batch;
-    want.nice = -5;
+    want.attrs.policy = Policy::Batch;
+    want.attrs.nice = -5;
     assert_eq!(w.tasks, vec![want]);
 }
 
@@ -214,7 +205,7 @@ fn phase_cpus_return_to_the_task_cpus() {
         "t-0",
         forever(vec![cpus(vec![1]), run_us(1), cpus(vec![0, 1]), run_us(2)]),
     );
-    want.cpus = Some(vec![0, 1]);
+    want.attrs.cpus = Some(vec![0, 1]);
     assert_eq!(w.tasks, vec![want]);
 }
 

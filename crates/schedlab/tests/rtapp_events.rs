@@ -259,7 +259,7 @@ fn fork_creates_a_running_child_named_as_rt_app_names_it() {
     let w = parse(text);
     assert_eq!(w.tasks.len(), 1, "instance 0: nothing at start");
     assert_eq!(w.templates.len(), 1);
-    assert_eq!(w.templates[0].spec.comm, "child");
+    assert_eq!(w.templates[0].spec.attrs.comm, "child");
     assert_eq!(w.templates[0].private_timers.len(), 1);
     let mut s = sim(text, "smp:2");
     s.run_until(1500 * US);
@@ -343,7 +343,7 @@ fn dl_runtime_sets_the_fair_custom_slice() {
         r#"{"tasks": {"t": {"dl-runtime": 3000, "dl-period": 10000,
             "phases": {"p": {"dl-runtime": 500, "run": 1}}}}}"#,
     );
-    assert_eq!(w.tasks[0].slice_ns, Some(3 * MS));
+    assert_eq!(w.tasks[0].attrs.slice_ns, Some(3 * MS));
     match &w.tasks[0].program[1] {
         Op::SetSched(c) => assert_eq!(c.slice_ns, Some(500 * US)),
         other => panic!("expected SetSched, got {other:?}"),

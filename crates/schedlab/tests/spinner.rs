@@ -34,7 +34,7 @@ fn spinner_compiles_to_sleep_then_work_under_the_policy() {
     .unwrap();
     assert_eq!(w.tasks.len(), 3);
     for t in &w.tasks {
-        assert_eq!(t.policy, Policy::Idle);
+        assert_eq!(t.attrs.policy, Policy::Idle);
         assert_eq!(
             t.program,
             vec![

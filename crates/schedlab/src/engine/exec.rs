@@ -96,7 +96,7 @@ impl Interpreter {
                     pc: 0,
                     loops: Vec::new(),
                     partner: match_loops(&t.program)
-                        .map_err(|e| format!("task '{}': {e}", t.comm))?,
+                        .map_err(|e| format!("task '{}': {e}", t.attrs.comm))?,
                     start: 0,
                     start_fixed: false,
                     io: OpProgress::default(),
@@ -109,7 +109,8 @@ impl Interpreter {
             .templates
             .iter()
             .map(|t| {
-                match_loops(&t.spec.program).map_err(|e| format!("template '{}': {e}", t.spec.comm))
+                match_loops(&t.spec.program)
+                    .map_err(|e| format!("template '{}': {e}", t.spec.attrs.comm))
             })
             .collect::<Result<Vec<_>, String>>()?;
         check_objects(workload, nr_cpus)?;
@@ -355,24 +356,24 @@ impl Interpreter {
         if nforks >= FORKS_LIMIT {
             self.stuck.push(format!(
                 "task '{}' forked '{}' {FORKS_LIMIT} times, rt-app's limit; it was stopped",
-                sched.tasks[parent].comm, t.spec.comm
+                sched.tasks[parent].comm, t.spec.attrs.comm
             ));
             return false;
         }
         self.fork_counts[template] += 1;
         let id = sched.tasks.len();
         let mut spec = t.spec.clone();
-        spec.comm = format!(
+        spec.attrs.comm = format!(
             "{}-{}-{nforks:04}",
-            t.spec.comm,
+            t.spec.attrs.comm,
             id.saturating_sub(t.index_base)
         );
         // pthread_create inherits the parent's affinity; rt-app only changes it when
         // the task names `cpus`.
-        if spec.cpus.is_none() {
+        if spec.attrs.cpus.is_none() {
             let allowed = &sched.tasks[parent].cpus_allowed;
             if allowed.iter().any(|a| !a) {
-                spec.cpus = Some((0..allowed.len()).filter(|&c| allowed[c]).collect());
+                spec.attrs.cpus = Some((0..allowed.len()).filter(|&c| allowed[c]).collect());
             }
         }
         // Each child gets fresh copies of the template's unique timers.
@@ -392,7 +393,7 @@ impl Interpreter {
                 }
             }
         }
-        let child = sched.add_task(&spec);
+        let child = sched.add_task(&spec.attrs);
         debug_assert_eq!(child, id);
         // Fork placement starts from the parent's CPU (wake_up_new_task reads it).
         if sched.tasks[child].cpus_allowed[cpu] {

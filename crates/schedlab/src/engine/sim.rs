@@ -4,9 +4,9 @@
 
 use super::exec::{Interpreter, Step};
 use super::Event;
-use crate::experiment::PreemptModel;
 use crate::machine::Machine;
 use crate::sched::features::Features;
+use crate::sched::PreemptModel;
 use crate::sched::{Sched, TaskState};
 use crate::time::{Ns, NSEC_PER_SEC};
 use crate::workload::Workload;
@@ -51,7 +51,7 @@ impl Simulation {
         let interp = Interpreter::new(&workload, machine.nr_cpus())?;
         let mut sched = Sched::new(machine, features, hz, preempt);
         for spec in &workload.tasks {
-            let id = sched.add_task(spec);
+            let id = sched.add_task(&spec.attrs);
             sched.events.push(spec.delay_ns, Event::TaskStart(id));
         }
         Ok(Simulation {

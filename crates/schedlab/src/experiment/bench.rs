@@ -10,7 +10,7 @@ use crate::sched::cpufreq_schedutil::Governor;
 use crate::sched::fair::group::CgroupSpec;
 use crate::time::{Ns, NSEC_PER_MSEC, NSEC_PER_SEC};
 use crate::workload::program::TimerSpec;
-use crate::workload::{Op, Policy, TaskSpec, TimerMode, Workload};
+use crate::workload::{Op, TaskSpec, TimerMode, Workload};
 
 /// `hogs` always-running tasks (nice -5..=5) plus `periodic` tasks that run 0.5 ms every
 /// 16 ms on their own absolute timers, pinned round-robin over `nr_cpus` CPUs.
@@ -28,48 +28,44 @@ fn task_mix(hogs: usize, periodic: usize, pin_over: Option<usize>) -> Workload {
     let pin = |i: usize| pin_over.map(|n| vec![i % n]);
     let mut w = Workload::default();
     for i in 0..hogs {
-        w.tasks.push(TaskSpec {
-            comm: format!("hog-{i}"),
-            policy: Policy::Normal,
-            nice: (i % 11) as i32 - 5,
-            slice_ns: None,
-            uclamp: Default::default(),
-            cpus: pin(i),
-            delay_ns: 0,
-            program: vec![
-                Op::LoopBegin { count: None },
-                Op::Run {
-                    work_ns: NSEC_PER_SEC,
-                },
-                Op::LoopEnd,
-            ],
-        });
+        w.tasks.push(
+            TaskSpec::new(
+                format!("hog-{i}"),
+                vec![
+                    Op::LoopBegin { count: None },
+                    Op::Run {
+                        work_ns: NSEC_PER_SEC,
+                    },
+                    Op::LoopEnd,
+                ],
+            )
+            .nice((i % 11) as i32 - 5)
+            .cpus(pin(i)),
+        );
     }
     for i in 0..periodic {
         w.timers.push(TimerSpec {
             name: format!("unique-{i}"),
         });
-        w.tasks.push(TaskSpec {
-            comm: format!("periodic-{i}"),
-            policy: Policy::Normal,
-            nice: 0,
-            slice_ns: None,
-            uclamp: Default::default(),
-            cpus: pin(i),
-            delay_ns: (i as Ns * 250_000) % (16 * NSEC_PER_MSEC),
-            program: vec![
-                Op::LoopBegin { count: None },
-                Op::Run {
-                    work_ns: NSEC_PER_MSEC / 2,
-                },
-                Op::Timer {
-                    timer: w.timers.len() - 1,
-                    period_ns: 16 * NSEC_PER_MSEC,
-                    mode: TimerMode::Absolute,
-                },
-                Op::LoopEnd,
-            ],
-        });
+        w.tasks.push(
+            TaskSpec::new(
+                format!("periodic-{i}"),
+                vec![
+                    Op::LoopBegin { count: None },
+                    Op::Run {
+                        work_ns: NSEC_PER_MSEC / 2,
+                    },
+                    Op::Timer {
+                        timer: w.timers.len() - 1,
+                        period_ns: 16 * NSEC_PER_MSEC,
+                        mode: TimerMode::Absolute,
+                    },
+                    Op::LoopEnd,
+                ],
+            )
+            .cpus(pin(i))
+            .delay((i as Ns * 250_000) % (16 * NSEC_PER_MSEC)),
+        );
     }
     w
 }

@@ -70,10 +70,10 @@ pub fn prepare_on(
             crate::workload::Op::SetSched(c) => c.cpus.as_ref(),
             _ => None,
         });
-        for cpus in t.cpus.iter().chain(in_program) {
+        for cpus in t.attrs.cpus.iter().chain(in_program) {
             if let Some(bad) = cpus.iter().find(|&&c| c >= n) {
                 return Err(InputError::new(
-                    format!("task '{}'", t.comm),
+                    format!("task '{}'", t.attrs.comm),
                     format!(
                         "CPU {bad} does not exist on {} ({n} CPUs)",
                         scenario.machine
@@ -82,10 +82,11 @@ pub fn prepare_on(
                 .with_fix(format!("use CPU ids 0..{}", n - 1)));
             }
             if cpus.is_empty() {
-                return Err(
-                    InputError::new(format!("task '{}'", t.comm), "the CPU list is empty")
-                        .with_fix("list at least one CPU, or leave `cpus` out for all"),
-                );
+                return Err(InputError::new(
+                    format!("task '{}'", t.attrs.comm),
+                    "the CPU list is empty",
+                )
+                .with_fix("list at least one CPU, or leave `cpus` out for all"));
             }
         }
     }

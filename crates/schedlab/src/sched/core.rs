@@ -10,12 +10,12 @@ use super::{
 };
 use crate::engine::queue::CpuTimer;
 use crate::engine::{Event, EventQueue};
-use crate::experiment::PreemptModel;
 use crate::machine::{CpuId, Machine};
 use crate::metrics::latency::LatencyRecorder;
 use crate::sched::features::Features;
+use crate::sched::PreemptModel;
+use crate::sched::{Policy, TaskAttrs};
 use crate::time::Ns;
-use crate::workload::{Policy, TaskSpec};
 
 impl Sched {
     pub fn new(machine: Machine, features: Features, hz: u32, preempt: PreemptModel) -> Sched {
@@ -100,7 +100,7 @@ impl Sched {
     }
 
     /// Create a task in the New state (sched_fork); it starts with wake_up_new_task.
-    pub fn add_task(&mut self, spec: &TaskSpec) -> TaskId {
+    pub fn add_task(&mut self, spec: &TaskAttrs) -> TaskId {
         let id = self.tasks.len();
         let se = self.entities.len() as u32;
         let n = self.machine.nr_cpus();

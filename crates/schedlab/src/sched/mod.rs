@@ -17,10 +17,15 @@ pub mod invariants;
 pub mod noise;
 pub mod pelt;
 pub mod power;
+pub mod preempt;
 pub mod profile;
 pub mod shared_line;
 pub mod state;
 pub mod topology;
+pub mod uapi;
 pub mod uclamp;
 
+pub use fair::class::wf;
+pub use preempt::PreemptModel;
 pub use state::*;
+pub use uapi::{Policy, SchedChange, TaskAttrs, UclampReq};

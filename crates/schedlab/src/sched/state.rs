@@ -11,11 +11,11 @@ use super::pelt::SchedAvg;
 use super::power::PowerMeter;
 use super::uclamp::UclampRq;
 use crate::engine::EventQueue;
-use crate::experiment::PreemptModel;
 use crate::machine::{CpuId, Machine};
 use crate::metrics::latency::LatencyRecorder;
+use crate::sched::Policy;
+use crate::sched::PreemptModel;
 use crate::time::Ns;
-use crate::workload::Policy;
 
 pub type TaskId = usize;
 pub type CfsRqId = usize;

@@ -13,7 +13,7 @@
 use super::cmdline::{self, flag, value, OptSpec, Parsed};
 use super::program::{Base, ObjectSpec, Since};
 use super::report::{RunView, ToolReport, WorkloadSection};
-use super::{Op, Policy, TaskSpec, Workload};
+use super::{Op, TaskSpec, Workload};
 use crate::error::InputError;
 use crate::time::Ns;
 use serde::Serialize;
@@ -216,16 +216,8 @@ pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Workload,
         Flavor::Hackbench => "hackbench",
         Flavor::PerfMessaging => "sched-messaging",
     };
-    let task = |delay_ns: Ns, program: Vec<Op>| TaskSpec {
-        comm: comm.to_string(),
-        policy: Policy::Normal,
-        nice: 0,
-        slice_ns: None,
-        uclamp: Default::default(),
-        cpus: None,
-        delay_ns,
-        program,
-    };
+    let task =
+        |delay_ns: Ns, program: Vec<Op>| TaskSpec::new(comm.to_string(), program).delay(delay_ns);
     let start_gate = [
         Op::Write {
             obj: ready,

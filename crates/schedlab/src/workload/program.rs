@@ -2,8 +2,8 @@
 //! engine interprets a program and only asks the scheduler to run work, block and wake.
 
 use crate::machine::CpuId;
+pub use crate::sched::{Policy, SchedChange, TaskAttrs, UclampReq};
 use crate::time::Ns;
-use serde::Serialize;
 
 pub use super::report::ToolReport;
 
@@ -24,45 +24,6 @@ impl Base {
         self.counter += other.counter;
         self.log += other.log;
     }
-}
-
-/// Fair-class scheduling policies (SCHED_OTHER is called Normal, as in the kernel).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Policy {
-    Normal,
-    Batch,
-    Idle,
-}
-
-impl Policy {
-    /// The name as rt-app and chrt spell it.
-    pub fn kernel_name(self) -> &'static str {
-        match self {
-            Policy::Normal => "SCHED_OTHER",
-            Policy::Batch => "SCHED_BATCH",
-            Policy::Idle => "SCHED_IDLE",
-        }
-    }
-}
-
-/// Requested utilization clamps (sched_attr.sched_util_min / _max, 0..=1024); `None` =
-/// not requested.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct UclampReq {
-    pub min: Option<u32>,
-    pub max: Option<u32>,
-}
-
-/// A change of scheduling attributes (sched_setattr / sched_setaffinity); `None` = unchanged.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SchedChange {
-    pub policy: Option<Policy>,
-    pub nice: Option<i32>,
-    /// Custom slice (sched_attr.sched_runtime), ns; `Some(0)` returns to the base slice.
-    pub slice_ns: Option<Ns>,
-    pub uclamp: UclampReq,
-    /// Allowed CPUs; `Some(vec![])` is never produced by front ends.
-    pub cpus: Option<Vec<CpuId>>,
 }
 
 /// rt-app timer modes (spec workloads §3.4).
@@ -232,18 +193,55 @@ impl Op {
 /// One task to create at `delay_ns` after the start of the simulation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskSpec {
-    /// Task name as `comm` shows it (rt-app: `<name>-<instance>`).
-    pub comm: String,
-    pub policy: Policy,
-    pub nice: i32,
-    /// Custom slice (sched_runtime) in ns, if any.
-    pub slice_ns: Option<Ns>,
-    pub uclamp: UclampReq,
-    /// Allowed CPUs; `None` = all.
-    pub cpus: Option<Vec<CpuId>>,
+    /// Name and scheduling attributes the task is created with.
+    pub attrs: TaskAttrs,
     pub delay_ns: Ns,
     /// The program; when it ends, the task exits.
     pub program: Vec<Op>,
+}
+
+impl TaskSpec {
+    /// A SCHED_NORMAL nice-0 task named `comm`, allowed everywhere, started at t=0.
+    pub fn new(comm: impl Into<String>, program: Vec<Op>) -> Self {
+        TaskSpec {
+            attrs: TaskAttrs::new(comm),
+            delay_ns: 0,
+            program,
+        }
+    }
+
+    pub fn nice(mut self, nice: i32) -> Self {
+        self.attrs.nice = nice;
+        self
+    }
+
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.attrs.policy = policy;
+        self
+    }
+
+    /// Allowed CPUs (`None` = all).
+    pub fn cpus(mut self, cpus: Option<Vec<CpuId>>) -> Self {
+        self.attrs.cpus = cpus;
+        self
+    }
+
+    /// A custom slice (sched_attr.sched_runtime), ns; `None` = the base slice.
+    pub fn slice(mut self, ns: Option<Ns>) -> Self {
+        self.attrs.slice_ns = ns;
+        self
+    }
+
+    pub fn uclamp(mut self, uclamp: UclampReq) -> Self {
+        self.attrs.uclamp = uclamp;
+        self
+    }
+
+    /// Start `ns` after t=0.
+    pub fn delay(mut self, ns: Ns) -> Self {
+        self.delay_ns = ns;
+        self
+    }
 }
 
 /// A task created at run time by `Op::Fork` (rt-app `fork`).
@@ -391,7 +389,7 @@ impl Workload {
         let templates = self.templates.iter().map(|t| &t.spec);
         tasks
             .chain(templates)
-            .map(|t| (t.comm.as_str(), t.program.as_slice()))
+            .map(|t| (t.attrs.comm.as_str(), t.program.as_slice()))
     }
 }
 

@@ -17,7 +17,7 @@ use super::cmdline::{self, flag, long_value, value, OptSpec, Parsed};
 use super::plat_hist::{PctRow, PlatHist};
 use super::program::{Base, ObjectSpec, Since, TimerSpec};
 use super::report::{RunView, ToolReport, WorkloadSection};
-use super::{Op, Policy, TaskSpec, TimerMode, Workload};
+use super::{Op, TaskSpec, TimerMode, Workload};
 use crate::error::InputError;
 use crate::machine::cpulist::parse_cpulist;
 use crate::time::{Ns, NSEC_PER_SEC};
@@ -212,15 +212,10 @@ pub fn build(p: &Params, command: &str, nr_cpus: usize) -> Result<Workload, Inpu
         objects.extend((0..nr_cpus).map(|_| ObjectSpec::Mutex));
     }
     let mut timers = Vec::new();
-    let task = |comm: &str, cpus: Option<Vec<usize>>, delay_ns: Ns, program: Vec<Op>| TaskSpec {
-        comm: comm.to_string(),
-        policy: Policy::Normal,
-        nice: 0,
-        slice_ns: None,
-        uclamp: Default::default(),
-        cpus,
-        delay_ns,
-        program,
+    let task = |comm: &str, cpus: Option<Vec<usize>>, delay_ns: Ns, program: Vec<Op>| {
+        TaskSpec::new(comm.to_string(), program)
+            .cpus(cpus)
+            .delay(delay_ns)
     };
     // main: wakes every second to sample RPS; the run's length is the time limit.
     let mut tasks = vec![task(

@@ -102,15 +102,12 @@ pub fn build(p: &Params, command: &str) -> Workload {
     }
     body.extend([Op::Count { counter: 0 }, Op::LoopEnd]);
     let tasks = (0..p.tasks)
-        .map(|i| TaskSpec {
-            comm: "spinner".to_string(),
-            policy: p.policy,
-            nice: p.nice,
-            slice_ns: None,
-            uclamp: Default::default(),
-            cpus: p.cpus.clone(),
-            delay_ns: p.spread_ns * i as u64 / p.tasks as u64,
-            program: body.clone(),
+        .map(|i| {
+            TaskSpec::new("spinner".to_string(), body.clone())
+                .policy(p.policy)
+                .nice(p.nice)
+                .cpus(p.cpus.clone())
+                .delay(p.spread_ns * i as u64 / p.tasks as u64)
         })
         .collect();
     Workload {

@@ -9,7 +9,7 @@
 use super::cmdline::{self, flag, long_value, value, OptSpec};
 use super::program::{Base, ObjectSpec};
 use super::report::{RunView, ToolReport, WorkloadSection};
-use super::{Op, Policy, TaskSpec, Workload};
+use super::{Op, TaskSpec, Workload};
 use crate::error::InputError;
 use crate::time::{Ns, NSEC_PER_SEC};
 use serde::Serialize;
@@ -64,16 +64,7 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
 }
 
 pub fn build(p: &Params, command: &str) -> Workload {
-    let task = |comm: &str, program: Vec<Op>| TaskSpec {
-        comm: comm.to_string(),
-        policy: Policy::Normal,
-        nice: 0,
-        slice_ns: None,
-        uclamp: Default::default(),
-        cpus: None,
-        delay_ns: 0,
-        program,
-    };
+    let task = |comm: &str, program: Vec<Op>| TaskSpec::new(comm.to_string(), program);
     let mut tasks = Vec::new();
     let mut objects = Vec::new();
     for i in 0..p.instances {

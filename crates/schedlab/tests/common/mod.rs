@@ -18,16 +18,10 @@ pub fn task(
     cpus: Option<Vec<usize>>,
     program: Vec<Op>,
 ) -> TaskSpec {
-    TaskSpec {
-        comm: comm.into(),
-        policy,
-        nice,
-        slice_ns: None,
-        uclamp: Default::default(),
-        cpus,
-        delay_ns: 0,
-        program,
-    }
+    TaskSpec::new(comm, program)
+        .policy(policy)
+        .nice(nice)
+        .cpus(cpus)
 }
 
 /// Runs forever: 1 s work chunks in an endless loop.

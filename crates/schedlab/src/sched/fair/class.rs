@@ -6,8 +6,8 @@ use super::tree::EntityId;
 use super::weights::calc_delta_fair;
 use crate::machine::CpuId;
 use crate::sched::features::Feature;
+use crate::sched::Policy;
 use crate::sched::{Sched, TaskId};
-use crate::workload::Policy;
 
 /// Wake flags (spec placement §2.1).
 pub mod wf {

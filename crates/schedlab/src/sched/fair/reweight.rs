@@ -3,8 +3,8 @@
 
 use super::tree::EntityId;
 use super::weights::LoadWeight;
+use crate::sched::{Policy, SchedChange};
 use crate::sched::{Sched, TaskId};
-use crate::workload::{Policy, SchedChange};
 
 impl Sched {
     /// reweight_entity (spec fair §2.16, v7.0): lag, relative deadline and relative vprot

@@ -4,19 +4,18 @@
 
 use super::eevdf::{dequeue, enqueue, vt_before};
 use super::weights::scale_load_down;
-use crate::experiment::PreemptModel;
 use crate::machine::presets::smp;
 use crate::sched::features::Features;
+use crate::sched::PreemptModel;
+use crate::sched::{Policy, TaskAttrs};
 use crate::sched::{Sched, TaskState};
-use crate::workload::{Policy, TaskSpec};
 use proptest::prelude::*;
 
 fn new_sched(nr_tasks: usize, nices: &[i32]) -> Sched {
     let mut s = Sched::new(smp(1), Features::default(), 250, PreemptModel::Full);
     for i in 0..nr_tasks {
         let nice = nices[i % nices.len()];
-        s.add_task(&TaskSpec {
-            comm: format!("t{i}"),
+        s.add_task(&TaskAttrs {
             policy: if nice > 19 {
                 Policy::Idle
             } else {
@@ -28,10 +27,7 @@ fn new_sched(nr_tasks: usize, nices: &[i32]) -> Sched {
             } else {
                 None
             },
-            uclamp: Default::default(),
-            cpus: None,
-            delay_ns: 0,
-            program: Vec::new(),
+            ..TaskAttrs::new(format!("t{i}"))
         });
     }
     s

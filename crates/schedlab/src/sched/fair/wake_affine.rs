@@ -5,9 +5,9 @@
 use crate::machine::CpuId;
 use crate::sched::capacity::fits_capacity;
 use crate::sched::features::Feature;
+use crate::sched::Policy;
 use crate::sched::{Sched, TaskId};
 use crate::time::Ns;
-use crate::workload::Policy;
 
 /// update_idle_cpu_scan's formula (spec placement §2.7): how many CPUs select_idle_cpu may
 /// visit, from the LLC's summed util, its weight and imbalance_pct.

@@ -17,7 +17,7 @@ pub mod report;
 use super::cmdline::{self, flag, long_value, value, OptSpec};
 use super::program::{Base, ObjectSpec, Since, TimerSpec};
 use super::report::ToolReport;
-use super::{Op, Policy, TaskSpec, TimerMode, Workload};
+use super::{Op, TaskSpec, TimerMode, Workload};
 use crate::engine::rng::stream;
 use crate::error::InputError;
 use crate::time::Ns;
@@ -219,29 +219,22 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Workload {
         min: p.uclamp_min,
         max: None,
     };
-    let task = |comm: &str, cpus: Option<Vec<usize>>, program: Vec<Op>| TaskSpec {
-        comm: comm.to_string(),
-        policy: Policy::Normal,
-        nice: 0,
-        slice_ns: None,
-        uclamp: Default::default(),
-        cpus,
-        delay_ns: 0,
-        program,
+    let task = |comm: &str, cpus: Option<Vec<usize>>, program: Vec<Op>| {
+        TaskSpec::new(comm.to_string(), program).cpus(cpus)
     };
     let (ui_prog, nr_timers) = ui_program(&frames, &layout, interval);
     let mut ui = task(&ui_comm(&p.app), p.cpus.clone(), ui_prog);
     let mut rt = task("RenderThread", p.cpus.clone(), rt_program(&frames));
-    ui.nice = p.nice;
-    rt.nice = p.nice;
-    ui.uclamp = uclamp;
-    rt.uclamp = uclamp;
+    ui.attrs.nice = p.nice;
+    rt.attrs.nice = p.nice;
+    ui.attrs.uclamp = uclamp;
+    rt.attrs.uclamp = uclamp;
     let mut sf_prog = vec![];
     for f in &frames {
         sf_prog.extend([Op::SemWait { obj: SF_Q }, Op::Run { work_ns: f.sf_ns }]);
     }
     let mut sf = task("surfaceflinger", None, sf_prog);
-    sf.nice = -8;
+    sf.attrs.nice = -8;
     let mut tasks = vec![ui, rt, sf];
     let span = total_slots * interval;
     let mut app_rng = stream(seed, "frames.app");

@@ -414,16 +414,13 @@ impl<'a> Compiler<'a> {
                 wrap(if loop_given { count } else { None }, events)
             }
         };
-        let spec = TaskSpec {
-            comm: name.to_string(),
-            policy,
-            nice: attrs.nice.unwrap_or(0),
-            slice_ns: attrs.slice_ns,
-            uclamp: attrs.uclamp,
-            cpus: attrs.cpus.clone(),
-            delay_ns,
-            program,
-        };
+        let spec = TaskSpec::new(name.to_string(), program)
+            .policy(policy)
+            .nice(attrs.nice.unwrap_or(0))
+            .slice(attrs.slice_ns)
+            .uclamp(attrs.uclamp)
+            .cpus(attrs.cpus.clone())
+            .delay(delay_ns);
         self.resources.add_parties(&spec.program, instances);
         let threads = self.instantiate(&spec, instances, path, &cx.timers)?;
         let timers = cx.timers;
@@ -545,11 +542,11 @@ impl<'a> Compiler<'a> {
         let mut out = Vec::new();
         for _ in 0..instances {
             let mut t = spec.clone();
-            t.comm = format!("{}-{}", spec.comm, self.next_index);
+            t.attrs.comm = format!("{}-{}", spec.attrs.comm, self.next_index);
             self.next_index += 1;
             let map: Vec<usize> = timers
                 .iter()
-                .map(|lt| self.timer_index(lt, &t.comm))
+                .map(|lt| self.timer_index(lt, &t.attrs.comm))
                 .collect();
             self.bind_timers(&mut t.program, &map);
             out.push(t);

@@ -3,13 +3,13 @@
 //! (−Σw, 0] on every cfs_rq (spec fair §2.3 at each level of §2.11–§2.12).
 
 use super::{CgroupSpec, ROOT_TG};
-use crate::experiment::PreemptModel;
 use crate::machine::presets::smp;
 use crate::sched::fair::weights::scale_load_down;
 use crate::sched::fair::{dequeue, enqueue};
 use crate::sched::features::Features;
+use crate::sched::PreemptModel;
+use crate::sched::{Policy, TaskAttrs};
 use crate::sched::{Sched, TaskState};
-use crate::workload::{Policy, TaskSpec};
 use proptest::prelude::*;
 
 const NR_TASKS: usize = 16;
@@ -71,8 +71,7 @@ fn build(groups: &[Grp], placement: &[usize], nices: &[i32]) -> Sched {
     }
     for t in 0..NR_TASKS {
         let nice = nices[t % nices.len()];
-        let p = s.add_task(&TaskSpec {
-            comm: format!("t{t}"),
+        let p = s.add_task(&TaskAttrs {
             policy: if nice > 19 {
                 Policy::Idle
             } else {
@@ -80,10 +79,7 @@ fn build(groups: &[Grp], placement: &[usize], nices: &[i32]) -> Sched {
             },
             nice: nice.min(19),
             slice_ns: (t % 4 == 0).then_some(300_000 + t as u64 * 70_000),
-            uclamp: Default::default(),
-            cpus: None,
-            delay_ns: 0,
-            program: Vec::new(),
+            ..TaskAttrs::new(format!("t{t}"))
         });
         s.move_new_task_to_group(p, placement[t % placement.len()] % s.groups.len());
     }
