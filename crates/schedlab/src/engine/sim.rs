@@ -5,6 +5,7 @@
 use super::exec::{Interpreter, Step};
 use super::Event;
 use crate::machine::Machine;
+use crate::metrics::latency::WakeupLatencies;
 use crate::sched::features::Features;
 use crate::sched::PreemptModel;
 use crate::sched::{Sched, TaskState};
@@ -50,6 +51,7 @@ impl Simulation {
     ) -> Result<Simulation, String> {
         let interp = Interpreter::new(&workload, machine.nr_cpus())?;
         let mut sched = Sched::new(machine, features, hz, preempt);
+        sched.attach_observer(Box::new(WakeupLatencies::default()));
         for spec in &workload.tasks {
             let id = sched.add_task(&spec.attrs);
             sched.events.push(spec.delay_ns, Event::TaskStart(id));

@@ -6,6 +6,7 @@ use crate::engine::sim::Simulation;
 use crate::error::InputError;
 use crate::machine::presets::machine_from_name;
 use crate::machine::Machine;
+use crate::metrics::latency::WakeupLatencies;
 use crate::metrics::{PerfStat, RootDomainResult, RunResult, ScenarioEcho, SimStats, TaskResult};
 use crate::sched::features::Features;
 use crate::workload::report::RunView;
@@ -185,6 +186,7 @@ pub fn default_invariant_every(sim: &Simulation) -> u64 {
 fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> RunResult {
     let s = &sim.sched;
     let time_ns = s.now;
+    let latencies = s.observer::<WakeupLatencies>();
     let tasks: Vec<TaskResult> = s
         .tasks
         .iter()
@@ -203,7 +205,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
                 nr_voluntary_switches: t.nvcsw,
                 nr_involuntary_switches: t.nivcsw,
                 nr_migrations: t.nr_migrations,
-                wakeup_latency_ns: t.wakeup_latency.summary(),
+                wakeup_latency_ns: latencies.map(|l| l.summary(id)).unwrap_or_default(),
                 exited: t.state == crate::sched::TaskState::Dead,
                 util_avg: e.avg.util_avg,
                 runnable_avg: e.avg.runnable_avg,

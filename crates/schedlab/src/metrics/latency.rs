@@ -1,6 +1,8 @@
 //! Exact latency summaries: samples are kept and sorted once at the end, so percentiles are
 //! exact and deterministic (nearest-rank).
 
+use crate::machine::CpuId;
+use crate::sched::{Sched, SchedObserver, TaskId};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Default)]
@@ -61,5 +63,44 @@ mod tests {
             (100, 50, 90, 99, 100)
         );
         assert_eq!(LatencyRecorder::default().summary().count, 0);
+    }
+}
+
+/// Wake-up latency of every task: from try_to_wake_up (or wake_up_new_task) to the moment
+/// its work starts on a CPU, the context-switch cost included. Fed by sched_switch.
+#[derive(Debug, Clone, Default)]
+pub struct WakeupLatencies {
+    pub per_task: Vec<LatencyRecorder>,
+}
+
+impl WakeupLatencies {
+    /// The summary of task `p` (empty if it never woke).
+    pub fn summary(&self, p: TaskId) -> LatencySummary {
+        self.per_task
+            .get(p)
+            .map(|r| r.summary())
+            .unwrap_or_default()
+    }
+}
+
+impl SchedObserver for WakeupLatencies {
+    fn sched_switch(
+        &mut self,
+        s: &Sched,
+        _cpu: CpuId,
+        _prev: Option<TaskId>,
+        next: Option<TaskId>,
+        _preempt: bool,
+    ) {
+        let Some(n) = next else {
+            return;
+        };
+        if let Some(woken) = s.tasks[n].wakeup_at {
+            if self.per_task.len() <= n {
+                self.per_task.resize_with(n + 1, Default::default);
+            }
+            let start = s.now + s.machine.costs.context_switch_ns;
+            self.per_task[n].record(start - woken);
+        }
     }
 }

@@ -11,7 +11,6 @@ use super::{
 use crate::engine::queue::CpuTimer;
 use crate::engine::{Event, EventQueue};
 use crate::machine::{CpuId, Machine};
-use crate::metrics::latency::LatencyRecorder;
 use crate::sched::features::Features;
 use crate::sched::PreemptModel;
 use crate::sched::{Policy, TaskAttrs};
@@ -84,7 +83,7 @@ impl Sched {
             switch_log: None,
             util_est_log: None,
             lb: Default::default(),
-            tracer: None,
+            observers: Vec::new(),
             groups: Vec::new(),
         };
         s.groups.push(super::fair::group::TaskGroup::root(n));
@@ -150,7 +149,6 @@ impl Sched {
             wait_start: None,
             wait_sum: 0,
             wakeup_at: None,
-            wakeup_latency: LatencyRecorder::default(),
             util_mean: Default::default(),
             wakee_flips: 0,
             wakee_flip_decay_ts: 0,
@@ -214,7 +212,7 @@ impl Sched {
     /// set_task_cpu: move a not-running task's home; counts a migration when it changes
     /// (spec placement §4.2).
     pub fn set_task_cpu(&mut self, p: TaskId, cpu: CpuId) {
-        self.trace_migrate(p, cpu);
+        self.trace_sched_migrate_task(p, cpu);
         if self.tasks[p].cpu != cpu && self.tasks[p].state != TaskState::New {
             self.migrate_task_rq_fair(p);
         }
@@ -239,7 +237,7 @@ impl Sched {
         if self.tasks[p].state != TaskState::Sleeping {
             return;
         }
-        self.trace_waking(p, waking_cpu);
+        self.trace_sched_waking(p, waking_cpu);
         // The wake-up path runs on the waking CPU (spec hardware costs).
         let cost = self.machine.costs.sched_wakeup_ns;
         let prev_fn = self.enter_fn(super::profile::SchedFn::TryToWakeUp);
@@ -259,7 +257,7 @@ impl Sched {
             if !self.tasks[p].on_cpu {
                 self.wakeup_preempt(cpu, p, wake_flags);
             }
-            self.trace_wakeup(p, cpu, false);
+            self.trace_sched_wakeup(p, cpu, false);
             return;
         }
         // select_task_rq_fair's record_wakee, in the waker's context (the task running
@@ -340,7 +338,7 @@ impl Sched {
         t.wait_start = Some(self.now);
         self.enqueue_task_fair(cpu, p, eflags);
         self.wakeup_preempt(cpu, p, flags);
-        self.trace_wakeup(p, cpu, flags & wf::FORK != 0);
+        self.trace_sched_wakeup(p, cpu, flags & wf::FORK != 0);
     }
 
     /// wakeup_preempt (core): an idle CPU always reschedules; otherwise ask the class.
@@ -412,7 +410,7 @@ impl Sched {
             }
             t.perf_switches += 1;
         }
-        self.trace_switch(cpu, prev, next, preempt);
+        self.trace_sched_switch(cpu, prev, next, preempt);
         self.context_switch(cpu, prev, next);
         self.flush_balance_cost(cpu);
     }
@@ -458,9 +456,8 @@ impl Sched {
                 if let Some(w) = t.wait_start.take() {
                     t.wait_sum += now - w;
                 }
-                if let Some(w) = t.wakeup_at.take() {
-                    t.wakeup_latency.record(start - w);
-                }
+                // Wake-up latency statistics read it at sched_switch.
+                t.wakeup_at = None;
                 if t.sched_migrated {
                     t.sched_migrated = false;
                     t.perf_migrations += 1;
@@ -565,7 +562,7 @@ impl Sched {
         self.settle_progress(cpu);
         self.tasks[p].work = Work::None;
         self.tasks[p].state = TaskState::Dead;
-        self.trace_exit(cpu);
+        self.trace_sched_process_exit(cpu);
         self.schedule(cpu, false);
     }
 
@@ -576,7 +573,7 @@ impl Sched {
         self.tasks[p].work = Work::None;
         self.arm_work(cpu);
         self.yield_task_fair(cpu);
-        self.trace_yield(cpu);
+        self.trace_sched_yield(cpu);
         self.schedule(cpu, true);
     }
 
@@ -624,7 +621,7 @@ impl Sched {
             self.resched_curr(cpu);
         }
         self.task_tick_fair(cpu, false);
-        self.trace_tick(cpu);
+        self.trace_sched_tick(cpu);
         // Periodic and NOHZ balancing; the softirq also ages blocked load (placement §3.1).
         self.sched_balance_trigger(cpu);
         if self.rqs[cpu].need_resched {

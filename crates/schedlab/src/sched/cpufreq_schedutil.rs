@@ -289,7 +289,7 @@ impl Sched {
         for &cpu in &cpus {
             self.arm_work(cpu);
         }
-        self.trace_freq(d);
+        self.trace_cpu_frequency(d);
     }
 }
 

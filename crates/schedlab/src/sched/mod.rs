@@ -22,10 +22,12 @@ pub mod profile;
 pub mod shared_line;
 pub mod state;
 pub mod topology;
+pub mod tracepoints;
 pub mod uapi;
 pub mod uclamp;
 
 pub use fair::class::wf;
 pub use preempt::PreemptModel;
 pub use state::*;
+pub use tracepoints::SchedObserver;
 pub use uapi::{Policy, SchedChange, TaskAttrs, UclampReq};

@@ -12,7 +12,6 @@ use super::power::PowerMeter;
 use super::uclamp::UclampRq;
 use crate::engine::EventQueue;
 use crate::machine::{CpuId, Machine};
-use crate::metrics::latency::LatencyRecorder;
 use crate::sched::Policy;
 use crate::sched::PreemptModel;
 use crate::time::Ns;
@@ -193,7 +192,6 @@ pub struct Task {
     pub wait_sum: Ns,
     /// When the pending wake-up was issued, for wake-up latency.
     pub wakeup_at: Option<Ns>,
-    pub wakeup_latency: LatencyRecorder,
     /// Time-weighted util_avg accumulator (results' util_avg_mean).
     pub util_mean: UtilMean,
     /// wakee_flips / wakee_flip_decay_ts / last_wakee (spec placement §2.3).
@@ -337,8 +335,8 @@ pub struct Sched {
     pub util_est_log: Option<Vec<UtilEstRecord>>,
     // load balancing (spec placement §3)
     pub lb: super::fair::balance::SchedBalance,
-    /// Trace output (`--trace`, docs/traces.md). Observation only.
-    pub tracer: Option<Box<crate::trace::Tracer>>,
+    /// Observers of the tracepoints (trace writers, statistics). Observation only.
+    pub observers: Vec<Box<dyn super::tracepoints::SchedObserver>>,
     /// Task groups; index 0 is the root group (the flat per-CPU runqueues).
     pub groups: Vec<super::fair::group::TaskGroup>,
 }

@@ -1,109 +1,40 @@
-//! The hook methods the kernel model calls at its event points. Each public hook is an
-//! inlined `if self.tracer.is_some()` around a cold function, so a call site is one line
-//! and an untraced run pays one predictable branch. Hooks read the model, never change it.
+//! The tracer as an observer of the model's tracepoints (sched/tracepoints.rs). Hooks read
+//! the model, never change it; an untraced run attaches no tracer and pays one branch a
+//! tracepoint.
 
 use super::event::{prev_state, Payload, TaskRef};
 use super::select::EventKind;
 use super::Tracer;
 use crate::machine::CpuId;
-use crate::sched::{Sched, TaskId, TaskState};
+use crate::sched::{Sched, SchedObserver, TaskId, TaskState};
 
-impl Sched {
-    #[inline(always)]
-    pub fn trace_switch(
-        &mut self,
-        cpu: CpuId,
-        prev: Option<TaskId>,
-        next: Option<TaskId>,
-        preempt: bool,
-    ) {
-        if self.tracer.is_some() {
-            self.trace_switch_on(cpu, prev, next, preempt);
-        }
+fn task_ref(s: &Sched, p: TaskId) -> TaskRef {
+    TaskRef {
+        id: p as u32,
+        prio: 120 + s.tasks[p].nice,
     }
+}
 
-    #[inline(always)]
-    pub fn trace_yield(&mut self, cpu: CpuId) {
-        if self.tracer.is_some() {
-            self.trace_yield_on(cpu);
-        }
-    }
+fn task_or_idle(s: &Sched, p: Option<TaskId>) -> TaskRef {
+    p.map_or(TaskRef::IDLE, |p| task_ref(s, p))
+}
 
-    #[inline(always)]
-    pub fn trace_waking(&mut self, p: TaskId, waking_cpu: CpuId) {
-        if self.tracer.is_some() {
-            self.trace_waking_on(p, waking_cpu);
-        }
-    }
-
-    #[inline(always)]
-    pub fn trace_wakeup(&mut self, p: TaskId, cpu: CpuId, new: bool) {
-        if self.tracer.is_some() {
-            self.trace_wakeup_on(p, cpu, new);
-        }
-    }
-
-    #[inline(always)]
-    pub fn trace_migrate(&mut self, p: TaskId, dest: CpuId) {
-        if self.tracer.is_some() {
-            self.trace_migrate_on(p, dest);
-        }
-    }
-
-    #[inline(always)]
-    pub fn trace_exit(&mut self, cpu: CpuId) {
-        if self.tracer.is_some() {
-            self.trace_exit_on(cpu);
-        }
-    }
-
-    #[inline(always)]
-    pub fn trace_freq(&mut self, d: usize) {
-        if self.tracer.is_some() {
-            self.trace_freq_on(d);
-        }
-    }
-
-    #[inline(always)]
-    pub fn trace_tick(&mut self, cpu: CpuId) {
-        if self.tracer.is_some() {
-            self.trace_tick_on(cpu);
-        }
-    }
-
-    /// Run `f` with the tracer taken out of the model, if the window is open.
-    fn with_tracer(&mut self, f: impl FnOnce(&mut Tracer, &Sched)) {
-        if let Some(mut t) = self.tracer.take() {
-            if t.active(self) {
-                f(&mut t, self);
-            }
-            self.tracer = Some(t);
-        }
-    }
-
-    fn task_ref(&self, p: TaskId) -> TaskRef {
-        TaskRef {
-            id: p as u32,
-            prio: 120 + self.tasks[p].nice,
-        }
-    }
-
-    fn task_or_idle(&self, p: Option<TaskId>) -> TaskRef {
-        p.map_or(TaskRef::IDLE, |p| self.task_ref(p))
-    }
-
+impl SchedObserver for Tracer {
     /// sched_switch, from __schedule before the switch (rq.curr is still `prev`).
     /// `preempt`: the switch is a preemption (prev stays runnable).
-    #[cold]
-    #[inline(never)]
-    fn trace_switch_on(
+    fn sched_switch(
         &mut self,
+        s: &Sched,
         cpu: CpuId,
         prev: Option<TaskId>,
         next: Option<TaskId>,
         preempt: bool,
     ) {
-        self.with_tracer(|t, s| {
+        if !self.active(s) {
+            return;
+        }
+        let t = self;
+        {
             let now = s.now;
             if prev.is_none() {
                 t.exit_idle(s, cpu);
@@ -119,9 +50,9 @@ impl Sched {
                     Some(_) => prev_state::RUNNING,
                 };
                 let payload = Payload::Switch {
-                    prev: s.task_or_idle(prev),
+                    prev: task_or_idle(s, prev),
                     prev_state: state,
-                    next: s.task_or_idle(next),
+                    next: task_or_idle(s, next),
                 };
                 t.push(s, cpu, payload);
             }
@@ -136,44 +67,43 @@ impl Sched {
             if next.is_none() {
                 t.enter_idle(cpu, now, now);
             }
-        });
-    }
-
-    /// sched_yield() on `cpu`: its switch (if any) reports `R`, not `R+`.
-    #[cold]
-    #[inline(never)]
-    fn trace_yield_on(&mut self, cpu: CpuId) {
-        let now = self.now;
-        if let Some(t) = self.tracer.as_mut() {
-            t.yield_at[cpu] = Some(now);
         }
     }
 
+    /// sched_yield() on `cpu`: its switch (if any) reports `R`, not `R+`.
+    fn sched_yield(&mut self, s: &Sched, cpu: CpuId) {
+        self.yield_at[cpu] = Some(s.now);
+    }
+
     /// sched_waking, at the start of try_to_wake_up on the waking CPU.
-    #[cold]
-    #[inline(never)]
-    fn trace_waking_on(&mut self, p: TaskId, waking_cpu: CpuId) {
-        self.with_tracer(|t, s| {
+    fn sched_waking(&mut self, s: &Sched, p: TaskId, waking_cpu: CpuId) {
+        if !self.active(s) {
+            return;
+        }
+        let t = self;
+        {
             if t.wants(EventKind::SchedWaking) {
                 let target_cpu = s.tasks[p].cpu as u32;
-                let task = s.task_ref(p);
+                let task = task_ref(s, p);
                 t.push(s, waking_cpu, Payload::Waking { task, target_cpu });
             }
-        });
+        }
     }
 
     /// sched_wakeup / sched_wakeup_new, once the task is enqueued on `cpu`.
-    #[cold]
-    #[inline(never)]
-    fn trace_wakeup_on(&mut self, p: TaskId, cpu: CpuId, new: bool) {
-        self.with_tracer(|t, s| {
+    fn sched_wakeup(&mut self, s: &Sched, p: TaskId, cpu: CpuId, new: bool) {
+        if !self.active(s) {
+            return;
+        }
+        let t = self;
+        {
             let kind = if new {
                 EventKind::SchedWakeupNew
             } else {
                 EventKind::SchedWakeup
             };
             if t.wants(kind) {
-                let task = s.task_ref(p);
+                let task = task_ref(s, p);
                 let target_cpu = cpu as u32;
                 let payload = if new {
                     Payload::WakeupNew { task, target_cpu }
@@ -182,47 +112,53 @@ impl Sched {
                 };
                 t.push(s, cpu, payload);
             }
-        });
+        }
     }
 
     /// sched_migrate_task, from set_task_cpu before the task's CPU changes (fork placement
     /// is not a migration, as in the kernel's __set_task_cpu).
-    #[cold]
-    #[inline(never)]
-    fn trace_migrate_on(&mut self, p: TaskId, dest: CpuId) {
-        let orig = self.tasks[p].cpu;
-        if orig == dest || self.tasks[p].state == TaskState::New {
+    fn sched_migrate_task(&mut self, s: &Sched, p: TaskId, dest: CpuId) {
+        let orig = s.tasks[p].cpu;
+        if orig == dest || s.tasks[p].state == TaskState::New {
             return;
         }
-        self.with_tracer(|t, s| {
+        if !self.active(s) {
+            return;
+        }
+        let t = self;
+        {
             if t.wants(EventKind::SchedMigrateTask) {
                 let payload = Payload::Migrate {
-                    task: s.task_ref(p),
+                    task: task_ref(s, p),
                     orig_cpu: orig as u32,
                     dest_cpu: dest as u32,
                 };
                 t.push(s, dest, payload);
             }
-        });
+        }
     }
 
     /// sched_process_exit, in do_exit before the final schedule().
-    #[cold]
-    #[inline(never)]
-    fn trace_exit_on(&mut self, cpu: CpuId) {
-        self.with_tracer(|t, s| {
+    fn sched_process_exit(&mut self, s: &Sched, cpu: CpuId) {
+        if !self.active(s) {
+            return;
+        }
+        let t = self;
+        {
             if let (true, Some(p)) = (t.wants(EventKind::SchedProcessExit), s.rqs[cpu].curr) {
-                let task = s.task_ref(p);
+                let task = task_ref(s, p);
                 t.push(s, cpu, Payload::Exit { task });
             }
-        });
+        }
     }
 
     /// cpu_frequency for every CPU of frequency domain `d`, after its change.
-    #[cold]
-    #[inline(never)]
-    fn trace_freq_on(&mut self, d: usize) {
-        self.with_tracer(|t, s| {
+    fn cpu_frequency(&mut self, s: &Sched, d: usize) {
+        if !self.active(s) {
+            return;
+        }
+        let t = self;
+        {
             let khz = s.machine.freq_domains[d].cur_khz;
             for &cpu in &s.machine.freq_domains[d].cpus {
                 if t.wants(EventKind::CpuFrequency) {
@@ -234,14 +170,16 @@ impl Sched {
                     t.push_counters(s, s.now, cpu);
                 }
             }
-        });
+        }
     }
 
     /// The scheduler tick of a busy CPU: a counter sampling point.
-    #[cold]
-    #[inline(never)]
-    fn trace_tick_on(&mut self, cpu: CpuId) {
-        self.with_tracer(|t, s| {
+    fn sched_tick(&mut self, s: &Sched, cpu: CpuId) {
+        if !self.active(s) {
+            return;
+        }
+        let t = self;
+        {
             if t.counters.enabled() {
                 t.counters.sample_cpu(s, cpu);
                 if let Some(p) = s.rqs[cpu].curr {
@@ -249,6 +187,6 @@ impl Sched {
                 }
                 t.push_counters(s, s.now, cpu);
             }
-        });
+        }
     }
 }

@@ -41,9 +41,13 @@ pub fn estimate(scenario: &Scenario, cfg: &TraceConfig) -> Result<Estimate, Inpu
     let pilot = PILOT_NS.min(stop);
     let mut pilot_cfg = cfg.clone();
     pilot_cfg.window = (0, Ns::MAX);
-    sim.sched.tracer = Some(Box::new(Tracer::counting(pilot_cfg, &sim.sched)));
+    let counting = Tracer::counting(pilot_cfg, &sim.sched);
+    sim.sched.attach_observer(Box::new(counting));
     sim.run_until(pilot);
-    let t = sim.sched.tracer.take().expect("tracer attached");
+    let t = sim
+        .sched
+        .detach_observer::<Tracer>()
+        .expect("tracer attached");
     let stats = t
         .finish(pilot)
         .map_err(|e| InputError::new(origin(cfg), e.to_string()))?;
@@ -75,9 +79,12 @@ pub fn run_sim_traced(
         InputError::new(origin(cfg), format!("cannot create the trace file: {e}"))
             .with_fix("check that the folder exists and is writable")
     })?;
-    sim.sched.tracer = Some(Box::new(tracer));
+    sim.sched.attach_observer(Box::new(tracer));
     let result = execute_in_place(scenario, sim, invariant_every);
-    let tracer = sim.sched.tracer.take().expect("tracer attached");
+    let tracer = sim
+        .sched
+        .detach_observer::<Tracer>()
+        .expect("tracer attached");
     let stats = tracer.finish(sim.sched.now).map_err(|e| {
         InputError::new(origin(cfg), format!("cannot write the trace: {e}"))
             .with_fix("check the free space and permissions of its folder")
