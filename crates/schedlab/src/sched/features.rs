@@ -1,4 +1,4 @@
-//! sched_feat registry (spec fair §2.19): every feature under its kernel name, with the
+//! sched_feat registry (kernel/sched/features.h): every feature under its kernel name, with the
 //! kernel default and one line of meaning. Parsed with the
 //! `/sys/kernel/debug/sched/features` syntax: `NAME` turns a feature on, `NO_NAME` off.
 
