@@ -61,7 +61,7 @@ pub fn machines(args: MachinesArgs) -> Result<(), CliError> {
     if with_domains {
         // As TOML comments, so the output still loads as a machine file.
         let sds = build_sched_domains(&machine);
-        writeln!(out, "\n# Sched domains (spec placement §1):")?;
+        writeln!(out, "\n# Sched domains (kernel/sched/topology.c):")?;
         for line in render_domains(&sds, &machine).lines() {
             writeln!(out, "# {line}")?;
         }

@@ -1,4 +1,4 @@
-//! Load balancing (spec placement §3, §5): spreading, SMT cores, misfit migration,
+//! Load balancing (docs/model.md, Load balancing): spreading, SMT cores, misfit migration,
 //! affinity, PRIO_LB (seed 002).
 
 mod common;

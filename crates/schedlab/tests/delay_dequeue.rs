@@ -1,4 +1,4 @@
-//! The DELAY_DEQUEUE life-cycle of spec fair §2.12, step by step on one CPU.
+//! The DELAY_DEQUEUE life-cycle (dequeue_entity, requeue_delayed_entity), step by step on one CPU.
 //!
 //! Set-up: hogs A and B on smp:1 at HZ 100. A is picked first and runs; at 5 ms we make
 //! it block while it is ahead of V (ineligible), which is the delayed-dequeue case.
@@ -192,7 +192,7 @@ fn mean_runnable(features: &str) -> f64 {
 
 #[test]
 fn delay_dequeue_runnable_switch_counts_delayed_tasks_as_runnable() {
-    // Today's rule (fair §3.5): a delayed entity is not runnable. The model switch
+    // Today's rule (se_runnable): a delayed entity is not runnable. The model switch
     // DELAY_DEQUEUE_RUNNABLE restores the Apr 2024 posting, where it still was.
     let today = mean_runnable("");
     let posted = mean_runnable("DELAY_DEQUEUE_RUNNABLE");

@@ -1,5 +1,5 @@
-//! Frequency scaling, schedutil and energy (spec fair §3.6, §5, §6.7; machine data spec
-//! workloads §6.2).
+//! Frequency scaling, schedutil and energy (docs/model.md, Frequency, energy and
+//! governors; machine data: docs/machines.md, `pixel6` and `smp-dvfs:N`).
 
 mod common;
 
@@ -46,7 +46,7 @@ fn sim_of(sc: &Scenario, tasks: Vec<TaskSpec>) -> Simulation {
 
 #[test]
 fn schedutil_picks_the_spec_formula_opp_on_pixel6() {
-    // f = resolve(f_max · 1.25·util / cap): lowest OPP at or above (spec fair §5.3).
+    // f = resolve(f_max · 1.25·util / cap): lowest OPP at or above (get_next_freq).
     let m = pixel6();
     let cases: &[(usize, u64, u64, u32)] = &[
         // (domain, capacity, util, kHz), worked out by hand as

@@ -1,5 +1,6 @@
-//! Slice protection (spec fair §2.7) and wake-up preemption (§2.13): RUN_TO_PARITY seen in
-//! the run lengths of two hogs, PREEMPT_SHORT in a short-slice sleeper's wake-up latency.
+//! Slice protection (set_protect_slice) and wake-up preemption (wakeup_preempt_fair):
+//! RUN_TO_PARITY seen in the run lengths of two hogs, PREEMPT_SHORT in a short-slice
+//! sleeper's wake-up latency.
 
 mod common;
 use common::*;

@@ -1,4 +1,4 @@
-//! CPU time splits in the ratio of weights (spec fair §1.1) on one CPU.
+//! CPU time splits in the ratio of weights (sched_prio_to_weight) on one CPU.
 
 mod common;
 use common::*;

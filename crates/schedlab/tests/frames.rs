@@ -1,4 +1,4 @@
-//! frames front end (spec workloads §4): the Android UI thread / RenderThread pipeline on
+//! frames front end (docs/workloads.md, frames): the Android UI thread / RenderThread pipeline on
 //! `pixel6`, its jank in Jankbench and gfxinfo terms, determinism per seed.
 
 use schedlab::experiment::run::run_scenario;

@@ -1,4 +1,4 @@
-//! hackbench and perf bench sched messaging front ends (spec workloads §1).
+//! hackbench and perf bench sched messaging front ends (docs/workloads.md).
 
 mod common;
 

@@ -1,4 +1,5 @@
-//! The root domain's overutilized flag (spec fair §6.4) and the pre-v6.10 rule of seed 001.
+//! The root domain's overutilized flag (cpu_overutilized, set_rd_overutilized) and the
+//! pre-v6.10 rule of seed 001.
 
 mod common;
 
@@ -46,7 +47,7 @@ fn eas_machine_sets_overutilized_when_a_little_cpu_is_full() {
     assert!(r.root_domain.eas);
     assert!(r.root_domain.overutilized);
     // Set once by the tick; root-level balance passes then rewrite the same value
-    // (update_sd_lb_stats writes it unconditionally, spec placement §1.8), and no pass
+    // (update_sd_lb_stats writes it unconditionally), and no pass
     // clears it while the little CPU stays full.
     assert!(
         r.root_domain.overutilized_writes >= 2,

@@ -1,4 +1,4 @@
-//! PELT and util_est driven by the scheduler (spec fair §3.5–§3.11, §4): the signals a
+//! PELT and util_est driven by the scheduler (docs/model.md, PELT and util_est): the signals a
 //! simulated task carries match what the kernel's arithmetic gives for its history.
 
 mod common;
@@ -26,7 +26,7 @@ fn new_task_starts_at_half_the_spare_capacity_and_converges_to_1024() {
     let mut s = one_task_sim(hog_program(), 2);
     s.run_until(100 * US);
     let e = &s.sched.entities[s.sched.tasks[0].se as usize];
-    // post_init_entity_util_avg on an empty 1024 CPU: (1024 − 0) / 2 (spec fair §3.11).
+    // post_init_entity_util_avg on an empty 1024 CPU: (1024 − 0) / 2.
     assert_eq!(e.avg.util_avg, 512);
     assert_eq!(e.avg.runnable_avg, 512);
     assert_eq!(e.avg.load_avg, 1024);
@@ -145,7 +145,7 @@ fn util_est_ewma_follows_the_hand_computation() {
             "sleep {k}"
         );
         assert_eq!(r.before & UTIL_AVG_UNCHANGED, 0, "sleep {k}");
-        // Hand computation of the EWMA (spec fair §4.3).
+        // Hand computation of util_est_update's EWMA.
         let old = (r.before & !UTIL_AVG_UNCHANGED) as u64;
         let by_hand = if old <= r.dequeued {
             r.dequeued

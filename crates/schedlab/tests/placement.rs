@@ -1,5 +1,6 @@
-//! Wake-up placement, branch by branch (spec placement §2.2–§2.10): each test builds a
-//! machine state with pinned hogs, then asks the placement functions directly.
+//! Wake-up placement, branch by branch (docs/model.md, Wake-up, fork and exec placement):
+//! each test builds a machine state with pinned hogs, then asks the placement functions
+//! directly.
 
 mod common;
 

@@ -1,5 +1,5 @@
-//! SCHED_IDLE and SCHED_BATCH wake-up rules (spec fair §1.3, §1.4, §2.13) and a nice
-//! change at run time (§2.16).
+//! SCHED_IDLE and SCHED_BATCH wake-up rules (wakeup_preempt_fair) and a nice
+//! change at run time (reweight_entity).
 
 mod common;
 use common::*;

@@ -1,4 +1,4 @@
-//! Tick-driven switching under the preemption models (spec fair §2.15).
+//! Tick-driven switching under the preemption models (docs/model.md, Preemption models).
 
 mod common;
 use common::*;
@@ -62,7 +62,7 @@ fn equal_hogs_alternate_every_tick_without_preemption() {
 
 #[test]
 fn lazy_preemption_waits_one_more_tick() {
-    // The tick's resched request is lazy; the next tick promotes it (spec §2.15).
+    // The tick's resched request is lazy; the next tick promotes it.
     let r = runs(&[0, 0], PreemptModel::Lazy, 250);
     assert!(r.iter().all(|&(_, d)| d == 8 * MS), "{:?}", &r[..6]);
 }

@@ -1,4 +1,4 @@
-//! rt-app JSON front end (spec workloads §3, docs/rtapp.md): exact IR for accepted
+//! rt-app JSON front end (docs/rtapp.md): exact IR for accepted
 //! files, an error with file, JSON path and fix for each kind of bad input, and the
 //! shipped examples run end to end.
 

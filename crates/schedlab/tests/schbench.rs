@@ -1,4 +1,4 @@
-//! schbench front end (spec workloads §2.1): where latencies are measured, how they react
+//! schbench front end (docs/workloads.md, schbench): where latencies are measured, how they react
 //! to competition, and the exact printout.
 
 mod common;

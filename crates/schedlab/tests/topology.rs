@@ -1,4 +1,4 @@
-//! Sched-domain construction against spec placement §1 (levels, flags, sd_init defaults,
+//! Sched-domain construction against kernel/sched/topology.c (levels, flags, sd_init defaults,
 //! groups, degenerate removal, shortcuts, imb_numa_nr).
 
 use schedlab::machine::build::{Shape, SmtNumbering};
@@ -159,7 +159,7 @@ fn epyc_2s_nps1() {
         (numa.cache_nice_tries, numa.imbalance_pct, numa.min_interval),
         (2, 117, 384)
     );
-    // imb_numa_nr (§1.7): PKG has 192/16 = 12 LLCs; imb_span = 384 → NUMA factor 1.
+    // imb_numa_nr: PKG has 192/16 = 12 LLCs; imb_span = 384 → NUMA factor 1.
     let imb: Vec<_> = sds
         .for_each_domain(0)
         .map(|d| sds.domains[d].imb_numa_nr)
@@ -358,7 +358,7 @@ fn render_epyc_and_pixel6() {
     println!("{}", render_domains(&build_sched_domains(&m), &m));
 }
 
-/// Structural invariants every build must satisfy (spec placement §1.1, §1.4).
+/// Structural invariants every build must satisfy.
 fn check_invariants(sds: &SchedDomains) {
     let n = sds.nr_cpus;
     for cpu in 0..n {

@@ -1,4 +1,4 @@
-//! select_task_rq_fair's choice of path (spec placement §2.2, fair §6.5–§6.6): EAS when it
+//! select_task_rq_fair's choice of path (fair.c): EAS when it
 //! is active and the root domain is not overutilized, wake_affine / wake_wide otherwise.
 
 mod common;

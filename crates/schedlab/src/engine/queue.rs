@@ -28,9 +28,9 @@ pub enum Event {
     HrTick(CpuId),
     /// A governor's frequency decision for a frequency domain takes effect.
     FreqChange(usize),
-    /// The stopper on `cpu` runs active_load_balance_cpu_stop (spec placement §3.8).
+    /// The stopper on `cpu` runs active_load_balance_cpu_stop.
     Stopper(CpuId),
-    /// A NOHZ idle-balance kick (IPI) reaches `cpu` (spec placement §3.9).
+    /// A NOHZ idle-balance kick (IPI) reaches `cpu` (kick_ilb).
     NohzKick(CpuId),
     /// A task group's bandwidth period timer (sched_cfs_period_timer).
     CfsPeriod(usize),

@@ -116,7 +116,7 @@ pub fn prepare_on(
 }
 
 /// sched_pelt_lshift for a half-life: the PELT clock runs 2^lshift times faster, so the
-/// 32-period half-life becomes 32 / 2^lshift ms (spec fair §3.12).
+/// 32-period half-life becomes 32 / 2^lshift ms (docs/model.md, PELT and util_est).
 pub fn pelt_lshift(halflife_ms: u32) -> Result<u32, InputError> {
     match halflife_ms {
         32 => Ok(0),

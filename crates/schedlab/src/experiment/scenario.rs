@@ -1,5 +1,5 @@
-//! The scenario value every entry point builds (ARCHITECTURE principle 7). TOML form and
-//! its keys: docs/scenario.md.
+//! The scenario value every entry point builds (docs/architecture.md: one scenario value).
+//! TOML form and its keys: docs/scenario.md.
 
 pub use crate::sched::PreemptModel;
 use crate::time::Ns;

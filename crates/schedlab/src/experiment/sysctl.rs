@@ -8,12 +8,12 @@ pub const SYSCTLS: &[(&str, (u64, u64), &str)] = &[
     (
         "sched_util_clamp_min",
         (0, 1024),
-        "system-wide cap on every task's uclamp_min (spec fair §5.2)",
+        "system-wide cap on every task's uclamp_min (kernel/sched/core.c sysctl_sched_uclamp_util_min/max)",
     ),
     (
         "sched_util_clamp_max",
         (0, 1024),
-        "system-wide cap on every task's uclamp_max (spec fair §5.2)",
+        "system-wide cap on every task's uclamp_max (kernel/sched/core.c sysctl_sched_uclamp_util_min/max)",
     ),
 ];
 

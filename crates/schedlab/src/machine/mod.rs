@@ -23,7 +23,7 @@ pub use opp::{IdleState, Opp};
 use crate::time::Ns;
 use serde::{Deserialize, Serialize};
 
-/// Capacity of the biggest CPU at its top frequency (SCHED_CAPACITY_SCALE, spec fair §1.2).
+/// Capacity of the biggest CPU at its top frequency (SCHED_CAPACITY_SCALE, include/linux/sched.h).
 pub const SCHED_CAPACITY_SCALE: u32 = 1024;
 
 pub type CpuId = usize;
@@ -160,20 +160,20 @@ impl Machine {
     }
 
     /// Work progress rate of `cpu`, in reference ns per 1024 ns of wall time:
-    /// capacity × cur_freq / max_freq (spec ARCHITECTURE principle 6).
+    /// capacity × cur_freq / max_freq (docs/model.md, Time, work and events).
     pub fn speed(&self, cpu: CpuId) -> u64 {
         let c = &self.cpus[cpu];
         let d = &self.freq_domains[c.freq_domain];
         c.capacity as u64 * d.cur_khz as u64 / d.max_khz as u64
     }
 
-    /// arch_scale_cpu_capacity: the CPU's capacity at its top frequency (spec fair §6.1).
+    /// arch_scale_cpu_capacity: the CPU's capacity at its top frequency.
     #[inline]
     pub fn arch_scale_cpu_capacity(&self, cpu: CpuId) -> u64 {
         self.cpus[cpu].capacity as u64
     }
 
-    /// arch_scale_freq_capacity: cur_freq / max_freq × 1024 (spec fair §5.4).
+    /// arch_scale_freq_capacity: cur_freq / max_freq × 1024.
     #[inline]
     pub fn arch_scale_freq_capacity(&self, cpu: CpuId) -> u64 {
         let d = &self.freq_domains[self.cpus[cpu].freq_domain];

@@ -1,6 +1,6 @@
 //! Google Pixel 6 (Tensor GS101) and a DVFS-capable SMP machine built from its big core.
 //!
-//! Where each number comes from (spec workloads §6.2):
+//! Where each number comes from (summary: docs/machines.md, `pixel6` and `smp-dvfs:N`):
 //! - capacities 124 ×4 (Cortex-A55), 427 ×2 (A76), 1024 ×2 (X1): seed 003's Pixel 6 figures
 //!   (the mainline DT formula would give 160/498/1024; the seed's values are what the
 //!   experiments we reproduce ran with);
@@ -174,7 +174,8 @@ mod tests {
         assert_eq!(tops, [1_803_000, 2_253_000, 2_802_000]);
         let lens: Vec<usize> = m.freq_domains.iter().map(|d| d.opps.len()).collect();
         assert_eq!(lens, [11, 14, 17]);
-        // Spec §6.2 powers (mW, one decimal): A55 lowest 6.1, A76 top 599.6, X1 1826 MHz 667.6.
+        // Powers worked out by hand from the DT (mW, one decimal): A55 lowest 6.1, A76 top
+        // 599.6, X1 1826 MHz 667.6.
         assert_eq!((m.freq_domains[0].opps[0].power_uw + 50) / 100, 61);
         assert_eq!((m.freq_domains[1].opps[13].power_uw + 50) / 100, 5996);
         assert_eq!((m.freq_domains[2].opps[8].power_uw + 50) / 100, 6676);

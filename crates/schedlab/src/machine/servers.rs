@@ -1,6 +1,6 @@
 //! Server and VM presets built from a [`Shape`]: `smt:CxT`, `epyc-9654-2s`,
 //! `power10-240c-smt8`, `vm8`. Sources and assumptions are in docs/machines.md; the
-//! [Assumption] notes below are the choices the spec could not settle.
+//! [Assumption] notes below are the choices the sources could not settle.
 
 use super::build::{Shape, SmtNumbering};
 use super::Machine;
@@ -11,7 +11,8 @@ pub fn smt(cores: usize, threads: usize) -> Machine {
     Shape::flat(&format!("smt:{cores}x{threads}"), cores, threads).build()
 }
 
-/// AMD EPYC 9654 ×2 in NPS1 (spec workloads §6.1): 2 sockets × 12 CCX × 8 cores × SMT2.
+/// AMD EPYC 9654 ×2 in NPS1 (docs/machines.md, `epyc-9654-2s`): 2 sockets × 12 CCX ×
+/// 8 cores × SMT2.
 /// x86 strided numbering: siblings n and n+192, socket 0 = CPUs 0-95 and 192-287.
 /// L2 is per core, so there is no cluster above the core (CLS degenerates into SMT).
 pub fn epyc_9654_2s() -> Machine {
@@ -34,12 +35,12 @@ pub fn epyc_9654_2s() -> Machine {
     .build()
 }
 
-/// IBM Power E1080 LPAR with every core (spec workloads §6.3): 4 drawers × 4 chips ×
-/// 15 cores × SMT8 = 1920 CPUs, adjacent numbering (core c = CPUs 8c..8c+7).
+/// IBM Power E1080 LPAR with every core (docs/machines.md, `power10-240c-smt8`): 4 drawers ×
+/// 4 chips × 15 cores × SMT8 = 1920 CPUs, adjacent numbering (core c = CPUs 8c..8c+7).
 ///
 /// [Assumption] each chip is one package and one NUMA node (how PowerVM usually reports
 /// a dedicated LPAR); distances 10 on the chip, 20 to another chip of the drawer, 40 to
-/// another drawer (PowerVM's associativity doubling; the spec has no E1080 SLIT).
+/// another drawer (PowerVM's associativity doubling; no E1080 SLIT was found).
 /// [Assumption] the LLC is the SMT8 core: Linux schedules with the L2/L3 shared only by a
 /// 4-thread small core, which the Cpu fields cannot express inside an adjacent SMT8 core,
 /// so the nearest expressible LLC is the big core.

@@ -146,7 +146,7 @@ pub struct SimStats {
     pub invariant_messages: Vec<String>,
 }
 
-/// perf stat's default software counters over all workload tasks (spec placement §4).
+/// perf stat's default software counters over all workload tasks (docs/model.md, Accounting).
 #[derive(Debug, Clone, Serialize)]
 pub struct PerfStat {
     pub context_switches: u64,

@@ -1,4 +1,4 @@
-//! CPU capacity, fitting and the root domain's overutilized state (spec fair §6.1–§6.4).
+//! CPU capacity, fitting and the root domain's overutilized state (kernel/sched/fair.c).
 
 use super::features::Feature;
 use super::shared_line::SharedLine;
@@ -26,8 +26,8 @@ pub struct RootDomain {
     pub overutilized_writes: u64,
     /// Reads of overutilized that had to fetch the line.
     pub overutilized_line_misses: u64,
-    // load balancing (spec placement §3)
-    /// rd->overloaded (spec placement §1.8).
+    // load balancing (docs/model.md, Load balancing)
+    /// rd->overloaded (set_rd_overloaded).
     pub overloaded: bool,
     /// The line both flags live on.
     pub line: SharedLine,
@@ -50,7 +50,7 @@ pub(crate) fn rq_capacity(machine: &crate::machine::Machine, rq: &super::Rq) -> 
 impl Sched {
     /// sched_energy_enabled(): EAS runs when the machine has asymmetric CPU capacities, an
     /// energy model and schedutil (the requirements of Documentation/scheduler/
-    /// sched-energy.rst; spec fair §6.3 did not read the enabling code).
+    /// sched-energy.rst, not topology.c's enabling code).
     pub fn sched_energy_enabled(&self) -> bool {
         self.cfg.eas_capable
             && self.cpufreq.governor == super::cpufreq_schedutil::Governor::Schedutil
@@ -68,20 +68,19 @@ impl Sched {
         asym && em
     }
 
-    /// get_actual_cpu_capacity: arch capacity minus HW pressure (spec fair §6.1).
+    /// get_actual_cpu_capacity: arch capacity minus HW pressure.
     pub fn get_actual_cpu_capacity(&self, cpu: CpuId) -> u64 {
         let cap = self.machine.arch_scale_cpu_capacity(cpu);
         cap.saturating_sub(self.rqs[cpu].avg_hw.load_avg)
     }
 
     /// capacity_of(cpu) = rq->cpu_capacity: actual capacity less RT/DL/IRQ use
-    /// (spec fair §6.1), computed when read rather than at balance time.
+    /// (scale_rt_capacity), computed when read rather than at balance time.
     pub fn capacity_of(&self, cpu: CpuId) -> u64 {
         rq_capacity(&self.machine, &self.rqs[cpu])
     }
 
-    /// util_fits_cpu → 1 (fits), 0 (does not), −1 (fits but misses uclamp_min)
-    /// (spec fair §6.2).
+    /// util_fits_cpu → 1 (fits), 0 (does not), −1 (fits but misses uclamp_min).
     pub fn util_fits_cpu(&self, util: u64, uclamp_min: u64, uclamp_max: u64, cpu: CpuId) -> i32 {
         let mut fits = fits_capacity(util, self.capacity_of(cpu));
         if !self.uclamp_is_used() {
@@ -98,14 +97,14 @@ impl Sched {
         fits as i32
     }
 
-    /// task_fits_cpu: the task's util_est and clamps fit the CPU (spec placement §2.8).
+    /// task_fits_cpu: the task's util_est and clamps fit the CPU.
     pub fn task_fits_cpu(&self, p: super::TaskId, cpu: CpuId) -> bool {
         let min = self.uclamp_eff_value(p, UclampId::Min) as u64;
         let max = self.uclamp_eff_value(p, UclampId::Max) as u64;
         self.util_fits_cpu(self.task_util_est(p), min, max, cpu) > 0
     }
 
-    /// cpu_overutilized (v7.0; spec fair §6.4). Under OVERUTIL_WITHOUT_EAS, the pre-v6.10
+    /// cpu_overutilized (v7.0). Under OVERUTIL_WITHOUT_EAS, the pre-v6.10
     /// form that does not look at EAS.
     pub fn cpu_overutilized(&self, cpu: CpuId) -> bool {
         let legacy = self.features.on(Feature::OVERUTIL_WITHOUT_EAS);
@@ -120,8 +119,8 @@ impl Sched {
         self.util_fits_cpu(util, min, max, cpu) == 0
     }
 
-    /// check_update_overutilized_status, from wake-up enqueues and the tick (spec fair
-    /// §6.4). v6.10+: nothing is read or written unless EAS is on.
+    /// check_update_overutilized_status, from wake-up enqueues and the tick.
+    /// v6.10+: nothing is read or written unless EAS is on.
     pub(crate) fn check_update_overutilized_status(&mut self, cpu: CpuId) {
         let legacy = self.features.on(Feature::OVERUTIL_WITHOUT_EAS);
         if !legacy && !self.sched_energy_enabled() {

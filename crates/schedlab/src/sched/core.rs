@@ -117,7 +117,7 @@ impl Sched {
             Some(s) if s > 0 => (s.clamp(100_000, 100_000_000), true),
             _ => (self.cfg.base_slice, false),
         };
-        // __sched_fork: vruntime 0, vlag 0, rel_deadline 0 (spec fair §2.17).
+        // __sched_fork: vruntime 0, vlag 0, rel_deadline 0.
         let load = LoadWeight::for_task(spec.nice, spec.policy == Policy::Idle);
         let cfs = self.rqs[first_allowed].cfs;
         self.entities.push(SchedEntity {
@@ -181,7 +181,7 @@ impl Sched {
     }
 
     /// resched_curr_lazy: under the lazy model only the lazy flag is set, promoted at the
-    /// next tick; otherwise a normal resched (spec fair conventions, §2.15).
+    /// next tick; otherwise a normal resched (docs/model.md, Preemption models).
     pub fn resched_curr_lazy(&mut self, cpu: CpuId) {
         if self.cfg.preempt == PreemptModel::Lazy && self.rqs[cpu].curr.is_some() {
             if !self.rqs[cpu].need_resched {
@@ -210,7 +210,7 @@ impl Sched {
     }
 
     /// set_task_cpu: move a not-running task's home; counts a migration when it changes
-    /// (spec placement §4.2).
+    /// (nr_migrations, perf_event_task_migrate; docs/model.md, Accounting).
     pub fn set_task_cpu(&mut self, p: TaskId, cpu: CpuId) {
         self.trace_sched_migrate_task(p, cpu);
         if self.tasks[p].cpu != cpu && self.tasks[p].state != TaskState::New {
@@ -238,7 +238,7 @@ impl Sched {
             return;
         }
         self.trace_sched_waking(p, waking_cpu);
-        // The wake-up path runs on the waking CPU (spec hardware costs).
+        // The wake-up path runs on the waking CPU (docs/model.md, Hardware costs).
         let cost = self.machine.costs.sched_wakeup_ns;
         let prev_fn = self.enter_fn(super::profile::SchedFn::TryToWakeUp);
         self.profile_add(cost);
@@ -304,7 +304,7 @@ impl Sched {
     }
 
     /// Exit latency of the idle state an idle CPU is in: the deepest its idle period so far
-    /// justifies (spec workloads §6.2 idle states), or the machine's flat cost.
+    /// justifies (docs/model.md, Frequency, energy and governors), or the machine's flat cost.
     fn idle_exit_latency(&self, cpu: CpuId) -> Ns {
         let since = self.rqs[cpu].idle_since.unwrap_or(self.now);
         let d = &self.machine.freq_domains[self.machine.cpus[cpu].freq_domain];
@@ -350,7 +350,7 @@ impl Sched {
         }
     }
 
-    /// wake_up_new_task: place and enqueue a new task with ENQUEUE_INITIAL (spec §2.17).
+    /// wake_up_new_task: place and enqueue a new task with ENQUEUE_INITIAL.
     /// Fork placement is never a counted migration.
     pub fn wake_up_new_task(&mut self, p: TaskId) {
         // The parent forks on the CPU the child starts out on (its first allowed CPU).
@@ -372,7 +372,7 @@ impl Sched {
     // ---- schedule() -------------------------------------------------------------------
 
     /// __schedule: block prev if it is going to sleep (and this is not a preemption),
-    /// pick, and switch (spec placement §4.1 for the counting).
+    /// pick, and switch (counting: docs/model.md, Accounting).
     pub fn schedule(&mut self, cpu: CpuId, preempt: bool) {
         let rq = &mut self.rqs[cpu];
         rq.need_resched = false;
@@ -442,7 +442,7 @@ impl Sched {
         } else if let Some(since) = self.rqs[cpu].idle_since.take() {
             self.rqs[cpu].idle_ns += now - since;
             self.meter_idle_period(cpu, now - since);
-            // put_prev_task_idle (spec placement §3.10).
+            // put_prev_task_idle (kernel/sched/idle.c).
             self.update_rq_avg_idle(cpu);
         }
         self.rqs[cpu].curr = next;
@@ -475,11 +475,11 @@ impl Sched {
             None => {
                 self.rqs[cpu].idle_since = Some(now);
                 self.rqs[cpu].idle_calls += 1;
-                // The idle loop stops the tick (spec placement §3.9).
+                // The idle loop stops the tick (tick_nohz_idle_stop_tick).
                 self.nohz_balance_enter_idle(cpu);
                 self.events.cancel(cpu, CpuTimer::HrTick);
                 self.events.cancel(cpu, CpuTimer::Work);
-                // pick_next_task_idle → update_idle_core (spec placement §2.7).
+                // pick_next_task_idle → update_idle_core.
                 self.update_idle_core(cpu);
             }
         }
@@ -622,7 +622,7 @@ impl Sched {
         }
         self.task_tick_fair(cpu, false);
         self.trace_sched_tick(cpu);
-        // Periodic and NOHZ balancing; the softirq also ages blocked load (placement §3.1).
+        // Periodic and NOHZ balancing; the softirq also ages blocked load (sched_balance_softirq).
         self.sched_balance_trigger(cpu);
         if self.rqs[cpu].need_resched {
             self.resched_now.push(cpu);
@@ -633,7 +633,7 @@ impl Sched {
         self.events.arm(cpu, CpuTimer::HrTick, at);
     }
 
-    /// The HRTICK timer: a queued tick (spec fair §2.15).
+    /// The HRTICK timer: a queued tick (core.c hrtick).
     pub fn hrtick(&mut self, cpu: CpuId) {
         if self.rqs[cpu].curr.is_none() {
             return;

@@ -1,5 +1,6 @@
-//! schedutil's IO-wait boost (spec fair §5.3): a task waking from IO wait asks for a
-//! frequency boost that doubles with each back-to-back IO wake-up and halves away.
+//! schedutil's IO-wait boost (sugov_iowait_boost / _apply / _reset): a task waking from IO
+//! wait asks for a frequency boost that doubles with each back-to-back IO wake-up and
+//! halves away.
 
 use super::Sched;
 use crate::machine::CpuId;

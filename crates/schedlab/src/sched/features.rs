@@ -1,4 +1,4 @@
-//! sched_feat registry (spec fair §2.19): every feature under its kernel name, with the
+//! sched_feat registry (kernel/sched/features.h): every feature under its kernel name, with the
 //! kernel default and one line of meaning. Parsed with the
 //! `/sys/kernel/debug/sched/features` syntax: `NAME` turns a feature on, `NO_NAME` off.
 
@@ -19,19 +19,19 @@ macro_rules! features {
 }
 
 features! {
-    PLACE_LAG = "PLACE_LAG", true, "preserve a waking entity's lag in place_entity (fair §2.10)";
+    PLACE_LAG = "PLACE_LAG", true, "preserve a waking entity's lag in place_entity";
     PLACE_DEADLINE_INITIAL = "PLACE_DEADLINE_INITIAL", true, "new tasks start with half a slice as their first request";
     PLACE_REL_DEADLINE = "PLACE_REL_DEADLINE", true, "keep the deadline relative across a non-sleep dequeue (migration, reweight)";
-    RUN_TO_PARITY = "RUN_TO_PARITY", true, "protect the running task until it has run the minimum queued slice (fair §2.7)";
+    RUN_TO_PARITY = "RUN_TO_PARITY", true, "protect the running task until it has run the minimum queued slice";
     PREEMPT_SHORT = "PREEMPT_SHORT", true, "a waking task with a shorter slice ignores the runner's slice protection";
     NEXT_BUDDY = "NEXT_BUDDY", false, "make the wakee the next buddy (on by default v6.19 until Jan 2026)";
     PICK_BUDDY = "PICK_BUDDY", true, "pick_eevdf honours cfs_rq->next when it is eligible";
     CACHE_HOT_BUDDY = "CACHE_HOT_BUDDY", true, "the load balancer treats buddies as cache hot";
-    DELAY_DEQUEUE = "DELAY_DEQUEUE", true, "a task sleeping with negative lag stays queued until it is eligible (fair §2.12)";
+    DELAY_DEQUEUE = "DELAY_DEQUEUE", true, "a task sleeping with negative lag stays queued until it is eligible";
     DELAY_ZERO = "DELAY_ZERO", true, "a delayed entity's positive lag is clipped to 0 when it finally leaves";
     PARANOID_AVG = "PARANOID_AVG", false, "overflow-checked avg_vruntime sums (v7.1)";
-    WAKEUP_PREEMPTION = "WAKEUP_PREEMPTION", true, "a wake-up may preempt the running task (fair §2.13)";
-    HRTICK = "HRTICK", false, "arm a high-resolution timer at the end of the running slice (fair §2.15)";
+    WAKEUP_PREEMPTION = "WAKEUP_PREEMPTION", true, "a wake-up may preempt the running task";
+    HRTICK = "HRTICK", false, "arm a high-resolution timer at the end of the running slice";
     HRTICK_DL = "HRTICK_DL", false, "hrtick for the deadline class";
     NONTASK_CAPACITY = "NONTASK_CAPACITY", true, "discount IRQ and steal time from CPU capacity";
     TTWU_QUEUE = "TTWU_QUEUE", true, "queue remote wake-ups on the target CPU's wake list (IPI)";
@@ -44,7 +44,7 @@ features! {
     WA_IDLE = "WA_IDLE", true, "wake_affine prefers an idle waker/prev CPU";
     WA_WEIGHT = "WA_WEIGHT", true, "wake_affine compares the two CPUs' loads";
     WA_BIAS = "WA_BIAS", true, "wake_affine biases toward prev by imbalance_pct";
-    UTIL_EST = "UTIL_EST", true, "estimated utilisation of sleeping-and-waking tasks (fair §4)";
+    UTIL_EST = "UTIL_EST", true, "estimated utilisation of sleeping-and-waking tasks";
     UTIL_EST_FASTER = "UTIL_EST_FASTER", false, "RFC (seed 003): boost cpu_util_cfs with the PELT ramp of curr's runtime in this activation, for every consumer";
     UTIL_EST_FASTER_FREQ = "UTIL_EST_FASTER_FREQ", false, "UTIL_EST_FASTER for frequency selection only (schedutil; seed 003's _freq)";
     UTIL_EST_FASTER_LB = "UTIL_EST_FASTER_LB", false, "UTIL_EST_FASTER for load balancing only (seed 003's _lb)";

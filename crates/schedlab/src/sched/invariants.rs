@@ -38,7 +38,7 @@ impl Sched {
         let mut sum_wv: i128 = 0;
         let mut load: u64 = 0;
         let mut count = 0u32;
-        // Hierarchical counts recomputed from the queued entities (spec fair §2.11).
+        // h_nr_queued / h_nr_runnable / h_nr_idle recomputed from the queued entities.
         let mut h = [0u32; 3];
         for (id, deadline, vruntime, _) in rq.tasks_timeline.iter() {
             let e = &self.entities[id as usize];
@@ -218,7 +218,7 @@ impl Sched {
         }
     }
 
-    /// PELT and util_est bounds (spec fair §3.4, §4.2): a task's util_avg never exceeds
+    /// PELT and util_est bounds (docs/model.md, Invariants): a task's util_avg never exceeds
     /// 1024, and each CPU's util_est is the sum over its runnable tasks.
     fn check_pelt(&self, errors: &mut Vec<String>) {
         let mut est = vec![0u64; self.rqs.len()];

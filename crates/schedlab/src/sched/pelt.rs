@@ -1,19 +1,19 @@
-//! PELT arithmetic (spec fair §3.1–§3.4): struct sched_avg and the integer sums and
-//! averages, exactly as pelt.c computes them. Which clock and which inputs feed it is the
-//! business of `fair::load_avg` (§3.5–§3.9).
+//! PELT arithmetic (kernel/sched/pelt.c, pelt.h, sched-pelt.h): struct sched_avg and the
+//! integer sums and averages, exactly as pelt.c computes them. Which clock and which inputs
+//! feed it is the business of `fair::load_avg` (fair.c's update_load_avg and its helpers).
 
 use crate::time::Ns;
 
-/// LOAD_AVG_PERIOD: y^32 = 1/2 (spec fair §3.1).
+/// LOAD_AVG_PERIOD: y^32 = 1/2 (sched-pelt.h).
 pub const LOAD_AVG_PERIOD: u64 = 32;
-/// LOAD_AVG_MAX: the fixed point of m ← ⌊m·y⌋ + 1024 (spec fair §3.1).
+/// LOAD_AVG_MAX: the fixed point of m ← ⌊m·y⌋ + 1024 (sched-pelt.h).
 pub const LOAD_AVG_MAX: u32 = 47742;
-/// PELT_MIN_DIVIDER = LOAD_AVG_MAX − 1024 (spec fair §3.1).
+/// PELT_MIN_DIVIDER = LOAD_AVG_MAX − 1024 (pelt.h).
 pub const PELT_MIN_DIVIDER: u32 = LOAD_AVG_MAX - 1024;
 /// SCHED_CAPACITY_SHIFT.
 pub const SCHED_CAPACITY_SHIFT: u32 = 10;
 
-/// runnable_avg_yN_inv[n] = ⌊y^n · 2³²⌋ (spec fair §3.1).
+/// runnable_avg_yN_inv[n] = ⌊y^n · 2³²⌋ (sched-pelt.h).
 pub const RUNNABLE_AVG_YN_INV: [u32; 32] = [
     0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb, 0xdbfbb796,
     0xd744fcc9, 0xd2a81d91, 0xce248c14, 0xc9b9bd85, 0xc5672a10, 0xc12c4cc9, 0xbd08a39e, 0xb8fbaf46,
@@ -21,7 +21,7 @@ pub const RUNNABLE_AVG_YN_INV: [u32; 32] = [
     0x9837f050, 0x94f4efa8, 0x91c3d373, 0x8ea4398a, 0x8b95c1e3, 0x88980e80, 0x85aac367, 0x82cd8698,
 ];
 
-/// struct sched_avg (spec fair §3.4, §4.1).
+/// struct sched_avg (include/linux/sched.h).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SchedAvg {
     /// PELT clock of the last update, ns (0 = not attached to a cfs_rq yet).
@@ -34,11 +34,11 @@ pub struct SchedAvg {
     pub load_avg: u64,
     pub runnable_avg: u64,
     pub util_avg: u64,
-    /// util_est with the UTIL_AVG_UNCHANGED flag in the MSB (spec fair §4.1).
+    /// util_est with the UTIL_AVG_UNCHANGED flag in the MSB.
     pub util_est: u32,
 }
 
-/// decay_load(val, n) = val·yⁿ with the kernel's rounding (spec fair §3.2).
+/// decay_load(val, n) = val·yⁿ with the kernel's rounding (pelt.c).
 pub fn decay_load(val: u64, n: u64) -> u64 {
     if n > LOAD_AVG_PERIOD * 63 {
         return 0;
@@ -53,19 +53,19 @@ pub fn decay_load(val: u64, n: u64) -> u64 {
     ((val as u128 * RUNNABLE_AVG_YN_INV[n as usize] as u128) >> 32) as u64
 }
 
-/// __accumulate_pelt_segments (spec fair §3.3).
+/// __accumulate_pelt_segments (pelt.c).
 pub fn __accumulate_pelt_segments(periods: u64, d1: u32, d3: u32) -> u32 {
     let c1 = decay_load(d1 as u64, periods) as u32;
     let c2 = LOAD_AVG_MAX - decay_load(LOAD_AVG_MAX as u64, periods) as u32 - 1024;
     c1 + c2 + d3
 }
 
-/// get_pelt_divider (spec fair §3.1).
+/// get_pelt_divider (pelt.h).
 pub fn get_pelt_divider(sa: &SchedAvg) -> u32 {
     PELT_MIN_DIVIDER + sa.period_contrib
 }
 
-/// accumulate_sum; `delta` in 1024-ns units. Returns the periods crossed (spec §3.3).
+/// accumulate_sum (pelt.c); `delta` in 1024-ns units. Returns the periods crossed.
 pub fn accumulate_sum(
     delta: u64,
     sa: &mut SchedAvg,
@@ -100,7 +100,7 @@ pub fn accumulate_sum(
 }
 
 /// ___update_load_sum: advance the sums to `now` (PELT clock, ns). True when a period
-/// boundary was crossed, i.e. the averages must be recomputed (spec fair §3.4).
+/// boundary was crossed, i.e. the averages must be recomputed.
 pub fn ___update_load_sum(
     now: Ns,
     sa: &mut SchedAvg,
@@ -126,7 +126,7 @@ pub fn ___update_load_sum(
     accumulate_sum(delta, sa, load, runnable, running) != 0
 }
 
-/// ___update_load_avg: averages from sums with the current divider (spec fair §3.4).
+/// ___update_load_avg: averages from sums with the current divider.
 pub fn ___update_load_avg(sa: &mut SchedAvg, load: u64) {
     let divider = get_pelt_divider(sa);
     sa.load_avg = div_by_divider(load * sa.load_sum, divider);
@@ -198,7 +198,7 @@ mod tests {
 
     #[test]
     fn load_avg_max_is_the_fixed_point() {
-        // m ← ⌊m·inv[1]/2³²⌋ + 1024 from 0 stops moving at 47742 (spec §3.1).
+        // m ← ⌊m·inv[1]/2³²⌋ + 1024 from 0 stops moving at 47742 (LOAD_AVG_MAX).
         let mut m = 0u64;
         let mut steps = 0;
         loop {

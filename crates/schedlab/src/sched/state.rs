@@ -19,7 +19,7 @@ use crate::time::Ns;
 pub type TaskId = usize;
 pub type CfsRqId = usize;
 
-/// struct sched_entity (spec fair §2.2).
+/// struct sched_entity (include/linux/sched.h).
 #[derive(Debug, Clone)]
 pub struct SchedEntity {
     pub load: LoadWeight,
@@ -32,7 +32,7 @@ pub struct SchedEntity {
     pub rel_deadline: bool,
     pub sched_delayed: bool,
     pub on_rq: bool,
-    /// Protected vruntime bound (RUN_TO_PARITY, spec §2.7).
+    /// Protected vruntime bound (RUN_TO_PARITY; fair.c set_protect_slice).
     pub vprot: u64,
     pub exec_start: Ns,
     pub sum_exec_runtime: Ns,
@@ -48,7 +48,7 @@ pub struct SchedEntity {
     pub my_q: Option<CfsRqId>,
     /// The task this entity is, if it is a task entity.
     pub task: Option<TaskId>,
-    /// PELT signals and util_est (spec fair §3, §4).
+    /// PELT signals and util_est (se->avg).
     pub avg: SchedAvg,
 }
 
@@ -80,7 +80,7 @@ impl SchedEntity {
     }
 }
 
-/// struct cfs_rq (spec fair §2.2).
+/// struct cfs_rq (kernel/sched/sched.h).
 #[derive(Debug, Clone)]
 pub struct CfsRq {
     pub cpu: CpuId,
@@ -99,9 +99,9 @@ pub struct CfsRq {
     pub tasks_timeline: EntityTree,
     /// Group entity that owns this cfs_rq (`None` for a CPU's root cfs_rq).
     pub owner: Option<EntityId>,
-    /// PELT signals; on the root cfs_rq, util_est is the enqueued tasks' sum (spec §4.1).
+    /// PELT signals; on the root cfs_rq, util_est is the enqueued tasks' sum (util_est_enqueue).
     pub avg: SchedAvg,
-    /// Contributions of tasks that left by wake-up migration (spec fair §3.8).
+    /// Contributions of tasks that left by wake-up migration (remove_entity_load_avg).
     pub removed: Removed,
     /// Group-scheduling state: task group, tg load, propagation, h_load, bandwidth.
     pub grp: super::fair::group::CfsRqGroup,
@@ -118,7 +118,7 @@ impl CfsRq {
             h_nr_idle: 0,
             sum_w_vruntime: 0,
             sum_weight: 0,
-            // Initial zero_vruntime = (u64)(−2²⁰) (spec fair §2.2).
+            // Initial zero_vruntime = (u64)(−2²⁰) (init_cfs_rq).
             zero_vruntime: (-(1i64 << 20)) as u64,
             curr: None,
             next: None,
@@ -145,7 +145,7 @@ pub enum TaskState {
     Dead,
 }
 
-/// The work a task has left in its current busy period (ARCHITECTURE principle 1: the
+/// The work a task has left in its current busy period (docs/architecture.md: the
 /// kernel model sees work left, never the workload).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Work {
@@ -194,11 +194,11 @@ pub struct Task {
     pub wakeup_at: Option<Ns>,
     /// Time-weighted util_avg accumulator (results' util_avg_mean).
     pub util_mean: UtilMean,
-    /// wakee_flips / wakee_flip_decay_ts / last_wakee (spec placement §2.3).
+    /// wakee_flips / wakee_flip_decay_ts / last_wakee (fair.c record_wakee).
     pub wakee_flips: u64,
     pub wakee_flip_decay_ts: Ns,
     pub last_wakee: Option<TaskId>,
-    /// p->recent_used_cpu (spec placement §2.6 step 4).
+    /// p->recent_used_cpu (select_idle_sibling's recent-CPU check).
     pub recent_used_cpu: CpuId,
     /// Cache/memory footprint in percent of the machine's migration penalties (100 = the
     /// documented defaults).
@@ -207,7 +207,7 @@ pub struct Task {
     pub cache_penalty_ns: Ns,
     /// p->in_iowait: sleeping in io_schedule(); cleared once it runs again.
     pub in_iowait: bool,
-    /// Requested uclamp (min, max), 0..=1024 (spec fair §5.2).
+    /// Requested uclamp (min, max), 0..=1024 (p->uclamp_req).
     pub uclamp_req: [u32; 2],
     /// task_group(p): index into `Sched::groups` (0 = the root group).
     pub tg: usize,
@@ -241,9 +241,10 @@ pub struct Rq {
     pub progress_start: Ns,
     pub idle_since: Option<Ns>,
     pub idle_ns: Ns,
-    /// Clocks feeding PELT (spec fair §3.6).
+    /// Clocks feeding PELT (update_rq_clock_pelt).
     pub pelt: RqClockPelt,
-    /// RT, DL, HW-pressure and IRQ signals: zero-valued inputs in this model (spec §3.10).
+    /// rq->avg_rt, avg_dl, avg_hw, avg_irq: RT, DL, HW-pressure and IRQ signals, zero-valued
+    /// inputs in this model.
     pub avg_rt: SchedAvg,
     pub avg_dl: SchedAvg,
     pub avg_hw: SchedAvg,
@@ -254,7 +255,7 @@ pub struct Rq {
     pub sched_overhead_ns: Ns,
     pub uclamp: UclampRq,
     pub meter: PowerMeter,
-    // load balancing (spec placement §3)
+    // load balancing (docs/model.md, Load balancing)
     pub lb: super::fair::balance::RqBalance,
 }
 
@@ -263,15 +264,16 @@ pub struct Rq {
 pub struct SchedConfig {
     pub hz: u32,
     pub preempt: PreemptModel,
-    /// sysctl_sched_base_slice after tunable scaling (spec fair §2.1).
+    /// sysctl_sched_base_slice after tunable scaling (fair.c update_sysctl).
     pub base_slice: Ns,
     /// Check invariants after every Nth event (1 = every event).
     pub invariant_every: u64,
-    /// sched_pelt_lshift: 0, 1, 2 for PELT half-lives of 32, 16, 8 ms (spec fair §3.12).
+    /// sched_pelt_lshift: 0, 1, 2 for PELT half-lives of 32, 16, 8 ms (Android's
+    /// sched_pelt_multiplier; docs/model.md, PELT and util_est).
     pub pelt_lshift: u32,
     /// The sched_uclamp_used static key.
     pub uclamp_used: bool,
-    /// sysctl sched_util_clamp_min / _max (spec fair §5.2).
+    /// sysctl sched_util_clamp_min / _max (core.c).
     pub sysctl_uclamp: [u32; 2],
     /// The machine has asymmetric capacities and an energy model (EAS needs schedutil too).
     pub eas_capable: bool,
@@ -284,7 +286,7 @@ impl SchedConfig {
     }
 }
 
-/// normalized_sysctl_sched_base_slice (spec fair §2.1).
+/// normalized_sysctl_sched_base_slice (fair.c).
 pub const NORMALIZED_BASE_SLICE: Ns = 700_000;
 
 /// sysctl_sched_base_slice with SCHED_TUNABLESCALING_LOG: 0.7 ms × (1 + ilog2(min(n, 8))).
@@ -320,7 +322,7 @@ pub struct Sched {
     pub cpufreq: Cpufreq,
     /// The root domain (one per machine: no cpusets).
     pub rd: super::capacity::RootDomain,
-    /// The sched-domain hierarchy (spec placement §1), built once from the machine.
+    /// The sched-domain hierarchy (kernel/sched/topology.c), built once from the machine.
     pub sd: super::topology::SchedDomains,
     /// Energy-model perf states per frequency domain (built once from the machine).
     pub em: Vec<Vec<super::energy_model::EmPerfState>>,
@@ -333,7 +335,7 @@ pub struct Sched {
     pub switch_log: Option<Vec<SwitchRecord>>,
     /// Optional probe: every util_est update at a sleep (sched_util_est_se). Observation only.
     pub util_est_log: Option<Vec<UtilEstRecord>>,
-    // load balancing (spec placement §3)
+    // load balancing (docs/model.md, Load balancing)
     pub lb: super::fair::balance::SchedBalance,
     /// Observers of the tracepoints (trace writers, statistics). Observation only.
     pub observers: Vec<Box<dyn super::tracepoints::SchedObserver>>,

@@ -1,5 +1,6 @@
-//! Utilization clamping (spec fair §5.2): per-task requests, the system-wide limits, and
-//! the per-rq max-aggregation over runnable tasks that schedutil and EAS read.
+//! Utilization clamping (kernel/sched/core.c; Documentation/scheduler/sched-util-clamp.rst):
+//! per-task requests, the system-wide limits, and the per-rq max-aggregation over runnable
+//! tasks that schedutil and EAS read.
 //!
 //! The kernel aggregates through buckets; the result is the maximum effective value over
 //! the rq's runnable tasks, which is what is kept here (an ordered multiset per clamp).

@@ -1,5 +1,5 @@
 //! `/sys/kernel/tracing/trace` text: the nop tracer's header, then one line per event in
-//! the kernel's layout (`trace_print_context` + the events' TP_printk formats, spec §7.1):
+//! the kernel's layout (`trace_print_context` + the events' TP_printk formats; docs/traces.md):
 //!
 //! ```text
 //!            hog-1000    [001] d..2.     0.012345: sched_switch: prev_comm=hog prev_pid=1000 …

@@ -1,4 +1,4 @@
-//! Native Perfetto protobuf (spec §7.4): a `Trace` is a stream of `packet` fields, so the
+//! Native Perfetto protobuf (docs/traces.md): a `Trace` is a stream of `packet` fields, so the
 //! file is written packet by packet as the run goes. Layout:
 //!
 //! 1. `system_info` with a Linux `utsname.release`, so trace processor decodes the raw

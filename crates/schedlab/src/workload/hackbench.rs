@@ -1,5 +1,5 @@
-//! hackbench (rt-tests) and `perf bench sched messaging` (spec workloads §1; user guide
-//! docs/workloads.md).
+//! hackbench (rt-tests) and `perf bench sched messaging` (user guide
+//! docs/workloads.md, hackbench and perf-bench-messaging).
 //!
 //! Wiring as in rt-tests' `group()`: per group `fds` channels (a pipe, or a UNIX stream
 //! socketpair by default), one receiver per channel, `fds` senders that each hold every

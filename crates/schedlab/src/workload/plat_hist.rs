@@ -1,6 +1,6 @@
-//! The fio-style log-linear histogram schbench keeps its latencies in (spec workloads
-//! §2.1 "Statistics"): values below 512 have their own bucket, above that each power of two
-//! is split into 256 buckets and a bucket reports the middle of its range. Percentile
+//! The fio-style log-linear histogram schbench keeps its latencies in (docs/workloads.md,
+//! schbench): values below 512 have their own bucket, above that each power of two is split
+//! into 256 buckets and a bucket reports the middle of its range. Percentile
 //! rows count the samples *between* the previous printed percentile and this one.
 
 /// PLAT_BITS: 256 buckets per power-of-two group.

@@ -1,4 +1,4 @@
-//! The task-program IR. The kernel model never sees it (ARCHITECTURE principle 1): the
+//! The task-program IR. The kernel model never sees it (docs/architecture.md): the
 //! engine interprets a program and only asks the scheduler to run work, block and wake.
 
 use crate::machine::CpuId;
@@ -26,7 +26,7 @@ impl Base {
     }
 }
 
-/// rt-app timer modes (spec workloads §3.4).
+/// rt-app timer modes (docs/rtapp.md, Events).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimerMode {
     /// Keep the grid: the next expiry is always previous + period, even when late.

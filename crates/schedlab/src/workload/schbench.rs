@@ -1,4 +1,4 @@
-//! schbench, current design (spec workloads §2.1; user guide docs/workloads.md).
+//! schbench, current design (masoncl/schbench; user guide docs/workloads.md, schbench).
 //!
 //! Per message thread: `-t` workers. Normal mode: a worker posts its message thread and
 //! sleeps on its own futex (modelled as waiting on the message thread's list); the

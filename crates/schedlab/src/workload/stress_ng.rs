@@ -1,5 +1,5 @@
-//! `stress-ng --wait N` (spec workloads §5.1): per instance a runner that sits in
-//! `pause()`, a killer looping `kill(SIGSTOP); sched_yield(); kill(SIGCONT)`, and the
+//! `stress-ng --wait N` (stress-ng's stress-wait.c; docs/workloads.md): per instance a runner
+//! that sits in `pause()`, a killer looping `kill(SIGSTOP); sched_yield(); kill(SIGCONT)`, and the
 //! parent waiting for the runner's stop/continue status changes. A bogo-op is one
 //! continued status.
 //!

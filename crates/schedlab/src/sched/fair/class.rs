@@ -1,4 +1,4 @@
-//! The fair class's task-level hooks, as the core calls them (spec fair §2.8, §2.11–§2.15).
+//! The fair class's task-level hooks, as the core calls them (kernel/sched/fair.c).
 
 use super::eevdf::{dequeue, enqueue, vt_before};
 use super::load_avg::upd;
@@ -9,7 +9,7 @@ use crate::sched::features::Feature;
 use crate::sched::Policy;
 use crate::sched::{Sched, TaskId};
 
-/// Wake flags (spec placement §2.1).
+/// Wake flags (WF_*, kernel/sched/sched.h).
 pub mod wf {
     pub const EXEC: u32 = 0x02;
     pub const FORK: u32 = 0x04;
@@ -20,11 +20,11 @@ pub mod wf {
     pub const RQ_SELECTED: u32 = 0x80;
 }
 
-/// hrtick minimum delay (spec fair §2.1).
+/// hrtick minimum delay (core.c hrtick_start).
 const HRTICK_MIN_NS: u64 = 10_000;
 
 impl Sched {
-    /// se_is_idle: a SCHED_IDLE task, or the entity of a cpu.idle group (spec fair §1.3).
+    /// se_is_idle: a SCHED_IDLE task, or the entity of a cpu.idle group.
     pub(crate) fn se_is_idle(&self, se: EntityId) -> bool {
         let e = &self.entities[se as usize];
         match (e.task, e.my_q) {
@@ -35,7 +35,7 @@ impl Sched {
     }
 
     /// set_next_buddy: `se` and its ancestors become the next buddies, unless one of them
-    /// is idle (spec fair §2.18).
+    /// is idle.
     pub(crate) fn set_next_buddy(&mut self, se: EntityId) {
         let mut cur = Some(se);
         while let Some(e) = cur {
@@ -49,7 +49,7 @@ impl Sched {
     }
 
     /// A group entity's slice follows its cfs_rq's min slice; in the tree the augmented
-    /// data follows (spec fair §2.11 step 6, §2.18).
+    /// data follows (min_vruntime_cb_propagate, as enqueue_task_fair does).
     fn set_group_slice(&mut self, cfs: crate::sched::CfsRqId, se: EntityId, slice: u64) {
         let e = &mut self.entities[se as usize];
         if e.slice == slice {
@@ -61,7 +61,7 @@ impl Sched {
         }
     }
 
-    /// enqueue_task_fair (spec fair §2.11).
+    /// enqueue_task_fair.
     pub fn enqueue_task_fair(&mut self, cpu: CpuId, p: TaskId, flags: u32) {
         let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::EnqueueTaskFair);
         self.enqueue_task_fair_body(cpu, p, flags);
@@ -86,7 +86,7 @@ impl Sched {
         let mut idle = u32::from(self.tasks[p].is_idle_policy());
         let mut flags = flags;
         let mut cur = Some(se);
-        // Group entities take the min slice of the level below (spec fair §2.11 step 5).
+        // Group entities take the min slice of the level below (enqueue_task_fair).
         let mut slice: Option<u64> = None;
         while let Some(e) = cur {
             if self.entities[e as usize].on_rq {
@@ -142,18 +142,18 @@ impl Sched {
             cur = self.entities[e as usize].parent;
         }
         self.rqs[cpu].nr_running += 1;
-        // add_nr_running: a second runnable task overloads the root domain (placement §1.8).
+        // add_nr_running: a second runnable task overloads the root domain (set_rd_overloaded).
         if self.rqs[cpu].nr_running == 2 {
             self.set_rd_overloaded(cpu, true);
         }
-        // A new task's first enqueue does not count (spec fair §3.11, §6.4).
+        // A new task's first enqueue does not count (enqueue_task_fair's `!task_new` check).
         if flags & enqueue::WAKEUP != 0 {
             self.check_update_overutilized_status(cpu);
         }
         self.hrtick_update(cpu);
     }
 
-    /// dequeue_task_fair (spec fair §2.12). Returns false if the task's dequeue was
+    /// dequeue_task_fair. Returns false if the task's dequeue was
     /// delayed: it stays on the runqueue as a sched_delayed entity.
     pub fn dequeue_task_fair(&mut self, cpu: CpuId, p: TaskId, flags: u32) -> bool {
         let se = self.tasks[p].se;
@@ -178,7 +178,7 @@ impl Sched {
         true
     }
 
-    /// dequeue_entities (spec fair §2.12 step 4): dequeue `se` (a task, or a delayed group
+    /// dequeue_entities: dequeue `se` (a task, or a delayed group
     /// entity at pick time) and the ancestors it leaves empty. False if a task's dequeue
     /// was delayed.
     pub(crate) fn dequeue_entities(&mut self, cpu: CpuId, se: EntityId, flags: u32) -> bool {
@@ -257,7 +257,7 @@ impl Sched {
         true
     }
 
-    /// pick_next_task_fair with the put_prev / set_next switch (spec fair §2.8). Delayed
+    /// pick_next_task_fair with the put_prev / set_next switch. Delayed
     /// entities that come up are dequeued for good and the pick restarts.
     pub fn pick_next_task_fair(&mut self, cpu: CpuId, prev: Option<TaskId>) -> Option<TaskId> {
         let root = self.rqs[cpu].cfs;
@@ -265,7 +265,7 @@ impl Sched {
         let next = 'again: loop {
             let mut cfs = root;
             if self.cfs_rqs[cfs].nr_queued == 0 {
-                // idle: sched_balance_newidle, and pick again if it pulled (placement §3.10).
+                // idle: sched_balance_newidle, and pick again if it pulled.
                 if !newidle_done {
                     newidle_done = true;
                     if self.sched_balance_newidle(cpu) > 0 {
@@ -302,7 +302,7 @@ impl Sched {
             }
         };
         if next.is_none() {
-            // The CPU is about to go idle (spec fair §3.6).
+            // The CPU is about to go idle (pick_next_task_fair's idle: path).
             self.update_idle_rq_clock_pelt(cpu);
         }
         if next != prev {
@@ -336,14 +336,14 @@ impl Sched {
             self.set_next_entity(cfs, e, first);
             cur = self.entities[e as usize].parent;
         }
-        // Move the next running task to the front of cfs_tasks (MRU; spec placement §3.8).
+        // Move the next running task to the front of cfs_tasks (MRU, as set_next_task_fair).
         if self.entities[self.tasks[p].se as usize].on_rq {
             let cpu = self.tasks[p].cpu;
             self.cfs_task_move_to_head(cpu, p);
         }
     }
 
-    /// wakeup_preempt_fair (spec fair §2.13, v7.0).
+    /// wakeup_preempt_fair (v7.0).
     pub fn wakeup_preempt_fair(&mut self, cpu: CpuId, p: TaskId, wake_flags: u32) {
         let Some(curr) = self.rqs[cpu].curr else {
             return;
@@ -452,7 +452,7 @@ impl Sched {
         (se, pse)
     }
 
-    /// yield_task_fair (spec fair §2.14).
+    /// yield_task_fair.
     pub fn yield_task_fair(&mut self, cpu: CpuId) {
         let Some(curr) = self.rqs[cpu].curr else {
             return;
@@ -471,7 +471,7 @@ impl Sched {
         }
     }
 
-    /// task_tick_fair (spec fair §2.15): entity_tick at every level; `queued` = hrtick.
+    /// task_tick_fair: entity_tick at every level; `queued` = hrtick.
     pub fn task_tick_fair(&mut self, cpu: CpuId, queued: bool) {
         let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::TaskTickFair);
         self.task_tick_fair_body(cpu, queued);
@@ -486,7 +486,7 @@ impl Sched {
         while let Some(e) = cur {
             let cfs = self.entities[e as usize].cfs_rq;
             self.update_curr(cfs);
-            // entity_tick ages the running entity (spec fair §3.7).
+            // entity_tick ages the running entity.
             self.update_load_avg(cfs, e, upd::UPDATE_TG);
             self.update_cfs_group(e);
             if queued {
@@ -500,7 +500,7 @@ impl Sched {
         self.check_update_overutilized_status(cpu);
     }
 
-    /// hrtick_start_fair: arm the slice-end timer when others are queued (spec §2.15).
+    /// hrtick_start_fair: arm the slice-end timer when others are queued.
     pub(crate) fn hrtick_start_fair(&mut self, cpu: CpuId, p: TaskId) {
         if !self.features.on(Feature::HRTICK) {
             return;

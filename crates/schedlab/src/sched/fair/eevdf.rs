@@ -1,4 +1,4 @@
-//! EEVDF at one cfs_rq level (spec fair §2.3–§2.10): virtual time, eligibility, charging,
+//! EEVDF at one cfs_rq level (kernel/sched/fair.c): virtual time, eligibility, charging,
 //! deadlines, slice protection, picking, lag and placement.
 
 use super::tree::EntityId;
@@ -21,7 +21,7 @@ pub fn vt_min(a: u64, b: u64) -> u64 {
     }
 }
 
-/// ENQUEUE_* flags (spec fair §2.11).
+/// ENQUEUE_* flags (kernel/sched/sched.h).
 pub mod enqueue {
     pub const WAKEUP: u32 = 0x01;
     pub const MIGRATED: u32 = 0x02;
@@ -29,7 +29,7 @@ pub mod enqueue {
     pub const DELAYED: u32 = 0x08;
 }
 
-/// DEQUEUE_* flags (spec fair §2.12).
+/// DEQUEUE_* flags (kernel/sched/sched.h).
 pub mod dequeue {
     pub const SLEEP: u32 = 0x01;
     pub const SPECIAL: u32 = 0x02;
@@ -38,13 +38,13 @@ pub mod dequeue {
 }
 
 impl Sched {
-    /// w(se): the down-scaled weight used in the avg_vruntime sums (v7.0, spec §2.3).
+    /// w(se): the down-scaled weight used in the avg_vruntime sums (v7.0 avg_vruntime_add).
     #[inline]
     pub(crate) fn avg_weight(&self, se: EntityId) -> u64 {
         scale_load_down(self.entities[se as usize].load.weight)
     }
 
-    /// entity_key: vruntime relative to zero_vruntime (spec fair §2.3).
+    /// entity_key: vruntime relative to zero_vruntime.
     #[inline]
     pub(crate) fn entity_key(&self, cfs: CfsRqId, se: EntityId) -> i64 {
         self.entities[se as usize]
@@ -52,7 +52,7 @@ impl Sched {
             .wrapping_sub(self.cfs_rqs[cfs].zero_vruntime) as i64
     }
 
-    /// curr if it is on_rq (the entity the sums leave out, spec §2.3).
+    /// curr if it is on_rq (the entity the sums leave out).
     #[inline]
     pub(crate) fn curr_on_rq(&self, cfs: CfsRqId) -> Option<EntityId> {
         self.cfs_rqs[cfs]
@@ -83,7 +83,7 @@ impl Sched {
         debug_assert!(removed, "entity {se} not in the tree");
     }
 
-    /// avg_vruntime: returns V and re-bases zero_vruntime onto it (spec fair §2.3).
+    /// avg_vruntime: returns V and re-bases zero_vruntime onto it.
     pub fn avg_vruntime(&mut self, cfs: CfsRqId) -> u64 {
         let d = self.avg_vruntime_offset(cfs);
         let rq = &mut self.cfs_rqs[cfs];
@@ -116,7 +116,7 @@ impl Sched {
         }
     }
 
-    /// vruntime_eligible: v ≤ V, by cross-multiplication in 128 bits (spec fair §2.3).
+    /// vruntime_eligible: v ≤ V, by cross-multiplication in 128 bits.
     pub fn vruntime_eligible(&self, cfs: CfsRqId, v: u64) -> bool {
         let rq = &self.cfs_rqs[cfs];
         let mut avg = rq.sum_w_vruntime as i128;
@@ -135,7 +135,7 @@ impl Sched {
         self.vruntime_eligible(cfs, self.entities[se as usize].vruntime)
     }
 
-    /// cfs_rq_min_slice: min over curr (if on_rq) and the tree; u64::MAX if none (§2.4).
+    /// cfs_rq_min_slice: min over curr (if on_rq) and the tree; u64::MAX if none.
     pub fn cfs_rq_min_slice(&self, cfs: CfsRqId) -> u64 {
         let tree = self.cfs_rqs[cfs]
             .tasks_timeline
@@ -147,7 +147,7 @@ impl Sched {
         }
     }
 
-    /// cfs_rq_max_slice: max over curr (if on_rq) and the tree; 0 if none (§2.4).
+    /// cfs_rq_max_slice: max over curr (if on_rq) and the tree; 0 if none.
     pub fn cfs_rq_max_slice(&self, cfs: CfsRqId) -> u64 {
         let tree = self.cfs_rqs[cfs].tasks_timeline.max_slice().unwrap_or(0);
         match self.curr_on_rq(cfs) {
@@ -156,7 +156,7 @@ impl Sched {
         }
     }
 
-    /// update_deadline: a consumed request gets a new deadline; true = resched (§2.6).
+    /// update_deadline: a consumed request gets a new deadline; true = resched.
     pub(crate) fn update_deadline(&mut self, se: EntityId) -> bool {
         let base = self.cfg.base_slice;
         let e = &mut self.entities[se as usize];
@@ -170,14 +170,14 @@ impl Sched {
         true
     }
 
-    /// protect_slice: curr is still within its protected run (§2.7).
+    /// protect_slice: curr is still within its protected run.
     #[inline]
     pub fn protect_slice(&self, se: EntityId) -> bool {
         let e = &self.entities[se as usize];
         vt_before(e.vruntime, e.vprot)
     }
 
-    /// set_protect_slice, at a real pick (§2.7). The picked entity is out of the tree and
+    /// set_protect_slice, at a real pick. The picked entity is out of the tree and
     /// not yet curr, so the min slice is over the other queued entities.
     pub(crate) fn set_protect_slice(&mut self, cfs: CfsRqId, se: EntityId) {
         let mut s = if self.features.on(Feature::RUN_TO_PARITY) {
@@ -201,7 +201,7 @@ impl Sched {
     }
 
     /// update_protect_slice: a non-preempting wake-up shortens protection to the new min
-    /// slice (§2.7).
+    /// slice.
     pub(crate) fn update_protect_slice(&mut self, cfs: CfsRqId, se: EntityId) {
         let s = self.cfs_rq_min_slice(cfs);
         let e = &mut self.entities[se as usize];
@@ -209,7 +209,7 @@ impl Sched {
         e.vprot = vt_min(e.vprot, bound);
     }
 
-    /// cancel_protect_slice (§2.7).
+    /// cancel_protect_slice.
     pub(crate) fn cancel_protect_slice(&mut self, se: EntityId) {
         if self.protect_slice(se) {
             let e = &mut self.entities[se as usize];
@@ -217,7 +217,7 @@ impl Sched {
         }
     }
 
-    /// __pick_eevdf (spec fair §2.8, v7.0: the buddy shortcut does not look at `protect`).
+    /// __pick_eevdf (v7.0: the buddy shortcut does not look at `protect`).
     pub fn __pick_eevdf(&self, cfs: CfsRqId, protect: bool) -> Option<EntityId> {
         let rq = &self.cfs_rqs[cfs];
         let mut curr = rq.curr;
@@ -265,7 +265,7 @@ impl Sched {
         }
     }
 
-    /// update_entity_lag: vlag = V − v, clamped to ±calc_delta_fair(max_slice + TICK) (§2.9).
+    /// update_entity_lag: vlag = V − v, clamped to ±calc_delta_fair(max_slice + TICK).
     pub(crate) fn update_entity_lag(&mut self, cfs: CfsRqId, se: EntityId) {
         let max_slice = self.cfs_rq_max_slice(cfs);
         let tick = self.cfg.tick_nsec();
@@ -276,7 +276,7 @@ impl Sched {
         e.vlag = vlag.clamp(-limit, limit);
     }
 
-    /// place_entity: position a joining entity from V and its lag (spec fair §2.10).
+    /// place_entity: position a joining entity from V and its lag.
     pub(crate) fn place_entity(&mut self, cfs: CfsRqId, se: EntityId, flags: u32) {
         let v = self.avg_vruntime(cfs);
         let base = self.cfg.base_slice;

@@ -1,4 +1,4 @@
-//! Per-entity operations on one cfs_rq level (spec fair §2.5, §2.8, §2.11, §2.12).
+//! Per-entity operations on one cfs_rq level (kernel/sched/fair.c).
 
 use super::eevdf::{dequeue, enqueue};
 use super::load_avg::upd;
@@ -8,7 +8,7 @@ use crate::sched::features::Feature;
 use crate::sched::{CfsRqId, Sched};
 
 impl Sched {
-    /// update_curr: charge the running entity of `cfs` up to now (spec fair §2.5).
+    /// update_curr: charge the running entity of `cfs` up to now.
     pub fn update_curr(&mut self, cfs: CfsRqId) {
         let Some(curr) = self.cfs_rqs[cfs].curr else {
             return;
@@ -56,7 +56,7 @@ impl Sched {
         }
     }
 
-    /// enqueue_entity (spec fair §2.11).
+    /// enqueue_entity.
     pub(crate) fn enqueue_entity(&mut self, cfs: CfsRqId, se: EntityId, flags: u32) {
         let is_curr = self.cfs_rqs[cfs].curr == Some(se);
         if is_curr {
@@ -89,7 +89,7 @@ impl Sched {
         }
     }
 
-    /// dequeue_entity (spec fair §2.12). Returns false when the dequeue is delayed.
+    /// dequeue_entity. Returns false when the dequeue is delayed.
     pub(crate) fn dequeue_entity(&mut self, cfs: CfsRqId, se: EntityId, flags: u32) -> bool {
         self.update_curr(cfs);
         self.clear_buddies(cfs, se);
@@ -141,7 +141,7 @@ impl Sched {
     }
 
     /// set_delayed: the entity stays queued but stops being runnable; a task's
-    /// h_nr_runnable drops at every level (spec fair §2.12 step 2).
+    /// h_nr_runnable drops at every level.
     fn set_delayed(&mut self, se: EntityId) {
         self.entities[se as usize].sched_delayed = true;
         if self.entities[se as usize].task.is_some() {
@@ -175,7 +175,7 @@ impl Sched {
         }
     }
 
-    /// requeue_delayed_entity: a delayed entity is woken where it sits (spec §2.12 b).
+    /// requeue_delayed_entity: a delayed entity is woken where it sits.
     pub(crate) fn requeue_delayed_entity(&mut self, se: EntityId) {
         let cfs = self.entities[se as usize].cfs_rq;
         if self.features.on(Feature::DELAY_ZERO) {
@@ -198,7 +198,7 @@ impl Sched {
         self.clear_delayed(se);
     }
 
-    /// set_next_entity: `se` becomes curr of `cfs`; `first` = a real pick (spec §2.8).
+    /// set_next_entity: `se` becomes curr of `cfs`; `first` = a real pick.
     pub(crate) fn set_next_entity(&mut self, cfs: CfsRqId, se: EntityId, first: bool) {
         self.clear_buddies(cfs, se);
         if self.entities[se as usize].on_rq {
@@ -215,7 +215,7 @@ impl Sched {
         self.cfs_rqs[cfs].curr = Some(se);
     }
 
-    /// put_prev_entity: curr goes back into the tree if still queued (spec §2.8).
+    /// put_prev_entity: curr goes back into the tree if still queued.
     pub(crate) fn put_prev_entity(&mut self, cfs: CfsRqId, se: EntityId) {
         if self.entities[se as usize].on_rq {
             self.update_curr(cfs);

@@ -1,4 +1,4 @@
-//! PELT as the fair class drives it (spec fair §3.5–§3.11): the per-rq PELT clock with
+//! PELT as the fair class drives it (fair.c, pelt.c, pelt.h): the per-rq PELT clock with
 //! capacity/frequency invariance and lost idle time, the entity and cfs_rq signals,
 //! attach/detach/remove on migration, blocked-load decay and new-task initialisation.
 
@@ -13,7 +13,7 @@ use crate::sched::pelt::{
 use crate::sched::{CfsRqId, Sched, TaskId};
 use crate::time::Ns;
 
-/// update_load_avg flags (spec fair §3.7).
+/// update_load_avg flags (fair.c).
 pub mod upd {
     pub const UPDATE_TG: u32 = 1;
     pub const SKIP_AGE_LOAD: u32 = 2;
@@ -26,7 +26,7 @@ pub mod upd {
 /// period boundaries where they would be if the clock started at 0.
 pub const PELT_EPOCH_NS: Ns = 1024 * 1024;
 
-/// Per-rq clocks feeding PELT (spec fair §3.6, §3.12).
+/// Per-rq clocks feeding PELT (update_rq_clock_pelt, pelt.h).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RqClockPelt {
     /// rq_clock_task (no IRQ or steal time is modelled, so it is the simulation time).
@@ -74,7 +74,7 @@ fn floor_sum(sum: u64, avg: u64) -> u64 {
 }
 
 impl Sched {
-    /// update_rq_clock (spec fair §3.6): bring the rq's task and PELT clocks to now.
+    /// update_rq_clock (and update_rq_clock_pelt): bring the rq's task and PELT clocks to now.
     /// Idempotent within one instant, so every entry point may call it.
     pub fn update_rq_clock(&mut self, cpu: CpuId) {
         let delta = self.now - self.rqs[cpu].pelt.clock_task;
@@ -101,7 +101,7 @@ impl Sched {
     }
 
     /// update_idle_rq_clock_pelt: on entering idle, a CPU that was saturated keeps the
-    /// gap between its PELT and task clocks as lost idle time (spec fair §3.6).
+    /// gap between its PELT and task clocks as lost idle time.
     pub(crate) fn update_idle_rq_clock_pelt(&mut self, cpu: CpuId) {
         let limit = ((LOAD_AVG_MAX as u64 - 1024) << SCHED_CAPACITY_SHIFT) - LOAD_AVG_MAX as u64;
         let rq = &self.rqs[cpu];
@@ -118,7 +118,7 @@ impl Sched {
     }
 
     /// rq_clock_pelt = clock_pelt − lost_idle_time; cfs_rq_clock_pelt equals it without
-    /// bandwidth control (spec fair §3.6).
+    /// bandwidth control.
     pub fn rq_clock_pelt(&self, cpu: CpuId) -> Ns {
         let clk = &self.rqs[cpu].pelt;
         clk.clock_pelt - clk.lost_idle_time
@@ -129,11 +129,11 @@ impl Sched {
         scale_load_down(self.entities[se as usize].load.weight)
     }
 
-    /// __update_load_avg_se (spec fair §3.5).
+    /// __update_load_avg_se (pelt.c).
     fn __update_load_avg_se(&mut self, now: Ns, cfs: CfsRqId, se: EntityId) -> bool {
         let e = &self.entities[se as usize];
         let load = e.on_rq as u64;
-        // se_runnable: a delayed entity is not runnable (fair §3.5), unless modelling the
+        // se_runnable: a delayed entity is not runnable, unless modelling the
         // posting before "sched/eevdf: Fixup PELT vs DELAYED_DEQUEUE".
         let delayed_runnable = self.features.on(Feature::DELAY_DEQUEUE_RUNNABLE);
         let runnable = match e.my_q {
@@ -156,7 +156,7 @@ impl Sched {
         true
     }
 
-    /// __update_load_avg_blocked_se: decay a sleeping entity (spec fair §3.5).
+    /// __update_load_avg_blocked_se: decay a sleeping entity (pelt.c).
     fn __update_load_avg_blocked_se(&mut self, now: Ns, se: EntityId) {
         if ___update_load_sum(now, &mut self.entities[se as usize].avg, 0, 0, false) {
             self.update_se_avg(se);
@@ -171,7 +171,7 @@ impl Sched {
         ___update_load_avg(&mut self.entities[se as usize].avg, w);
     }
 
-    /// __update_load_avg_cfs_rq (spec fair §3.5).
+    /// __update_load_avg_cfs_rq (pelt.c).
     fn __update_load_avg_cfs_rq(&mut self, now: Ns, cfs: CfsRqId) -> bool {
         let delayed_runnable = self.features.on(Feature::DELAY_DEQUEUE_RUNNABLE);
         let rq = &mut self.cfs_rqs[cfs];
@@ -191,8 +191,7 @@ impl Sched {
         )
     }
 
-    /// update_cfs_rq_load_avg: apply removed contributions, then age the cfs_rq
-    /// (spec fair §3.7).
+    /// update_cfs_rq_load_avg: apply removed contributions, then age the cfs_rq.
     pub(crate) fn update_cfs_rq_load_avg(&mut self, now: Ns, cfs: CfsRqId) -> bool {
         let mut decayed = false;
         let rq = &mut self.cfs_rqs[cfs];
@@ -217,7 +216,7 @@ impl Sched {
         decayed
     }
 
-    /// update_load_avg (spec fair §3.7), with group propagation and tg load.
+    /// update_load_avg, with group propagation and tg load.
     pub(crate) fn update_load_avg(&mut self, cfs: CfsRqId, se: EntityId, flags: u32) {
         let cpu = self.cfs_rqs[cfs].cpu;
         self.update_rq_clock(cpu);
@@ -243,7 +242,7 @@ impl Sched {
     }
 
     /// attach_entity_load_avg: align se's window with the cfs_rq's, rebuild its sums from
-    /// its averages and add it (spec fair §3.8).
+    /// its averages and add it.
     fn attach_entity_load_avg(&mut self, cfs: CfsRqId, se: EntityId) {
         let w = self.se_weight(se);
         let rq_avg = self.cfs_rqs[cfs].avg;
@@ -267,7 +266,7 @@ impl Sched {
         self.cfs_rq_util_change(cfs);
     }
 
-    /// detach_entity_load_avg: take se's contribution out of the cfs_rq (spec fair §3.8).
+    /// detach_entity_load_avg: take se's contribution out of the cfs_rq.
     fn detach_entity_load_avg(&mut self, cfs: CfsRqId, se: EntityId) {
         let w = self.se_weight(se);
         let sa = self.entities[se as usize].avg;
@@ -297,7 +296,7 @@ impl Sched {
     }
 
     /// remove_entity_load_avg: a task leaving its CPU by wake-up migration: decay it to the
-    /// old cfs_rq's last update and queue its averages for removal there (spec fair §3.8).
+    /// old cfs_rq's last update and queue its averages for removal there.
     fn remove_entity_load_avg(&mut self, se: EntityId) {
         self.sync_entity_load_avg(se);
         let cfs = self.entities[se as usize].cfs_rq;
@@ -309,8 +308,8 @@ impl Sched {
         r.runnable_avg += sa.runnable_avg;
     }
 
-    /// migrate_task_rq_fair: called by set_task_cpu before the task's CPU changes
-    /// (spec fair §3.8). A wake-up migration leaves its load behind as "removed"; either
+    /// migrate_task_rq_fair: called by set_task_cpu before the task's CPU changes.
+    /// A wake-up migration leaves its load behind as "removed"; either
     /// way the next enqueue attaches on the new CPU.
     pub(crate) fn migrate_task_rq_fair(&mut self, p: TaskId) {
         let se = self.tasks[p].se;
@@ -322,7 +321,7 @@ impl Sched {
     }
 
     /// migrate_se_pelt_lag: if the old CPU is idle, its cfs_rq has not been updated since it
-    /// went idle; estimate its PELT "now" and decay the entity to it (spec fair §3.8).
+    /// went idle; estimate its PELT "now" and decay the entity to it.
     fn migrate_se_pelt_lag(&mut self, se: EntityId) {
         let cfs = self.entities[se as usize].cfs_rq;
         let cpu = self.cfs_rqs[cfs].cpu;
@@ -335,8 +334,7 @@ impl Sched {
         self.__update_load_avg_blocked_se(now, se);
     }
 
-    /// init_entity_runnable_average: a new task starts with load_avg = its weight
-    /// (spec fair §3.11).
+    /// init_entity_runnable_average: a new task starts with load_avg = its weight.
     pub(crate) fn init_entity_runnable_average(&mut self, se: EntityId) {
         let w = self.se_weight(se);
         let sa = &mut self.entities[se as usize].avg;
@@ -347,7 +345,7 @@ impl Sched {
     }
 
     /// post_init_entity_util_avg: a new task's util_avg is half the spare capacity of its
-    /// CPU, or its weight's share of the CPU's util if smaller (spec fair §3.11).
+    /// CPU, or its weight's share of the CPU's util if smaller.
     pub(crate) fn post_init_entity_util_avg(&mut self, p: TaskId) {
         let se = self.tasks[p].se;
         let cfs = self.entities[se as usize].cfs_rq;
@@ -366,7 +364,7 @@ impl Sched {
         sa.runnable_avg = sa.util_avg;
     }
 
-    /// sched_balance_update_blocked_averages (spec fair §3.9): decays the load that
+    /// sched_balance_update_blocked_averages: decays the load that
     /// sleeping tasks left on this CPU, group cfs_rqs first, then the root. The RT/DL/HW-pressure signals have
     /// no input in this model and are aged as idle.
     pub fn update_blocked_averages(&mut self, cpu: CpuId) {
@@ -390,8 +388,7 @@ impl Sched {
         }
     }
 
-    /// cfs_rq_util_change: a root cfs_rq's utilisation moved, tell cpufreq (spec fair
-    /// §3.7).
+    /// cfs_rq_util_change: a root cfs_rq's utilisation moved, tell cpufreq.
     fn cfs_rq_util_change(&mut self, cfs: CfsRqId) {
         if self.cfs_rqs[cfs].owner.is_none() {
             let cpu = self.cfs_rqs[cfs].cpu;

@@ -1,13 +1,13 @@
-//! The fair scheduling class (EEVDF), spec fair §1–§2.
+//! The fair scheduling class (EEVDF), kernel/sched/fair.c.
 //!
-//! - `weights`: nice tables and calc_delta_fair (§1)
-//! - `tree`: the augmented deadline-ordered tree (§2.4)
+//! - `weights`: nice tables and calc_delta_fair
+//! - `tree`: the augmented deadline-ordered tree (tasks_timeline)
 //! - `eevdf`: one cfs_rq level: V, eligibility, deadlines, protection, pick, lag, placement
 //! - `entity`: enqueue/dequeue/set_next/put_prev of one entity, update_curr, delayed dequeue
 //! - `class`: the task-level hooks the core calls (enqueue_task_fair, pick, preemption, …)
-//! - `placement`: wake-up, fork and exec CPU selection (placement §2, fair §6.6)
-//! - `reweight`: nice and policy changes (§2.16)
-//! - `balance`: load balancing (spec placement §3)
+//! - `placement`: wake-up, fork and exec CPU selection (select_task_rq_fair)
+//! - `reweight`: nice and policy changes (reweight_entity)
+//! - `balance`: load balancing (sched_balance_rq and its callers)
 //! - `group`: task groups, shares, hierarchical PELT, h_load, bandwidth, autogroup
 
 pub mod balance;

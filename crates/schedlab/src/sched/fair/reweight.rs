@@ -1,5 +1,5 @@
-//! Weight changes of a queued or sleeping entity: nice and policy changes (spec fair
-//! §2.16, v7.0 form; §2.17 for the slice).
+//! Weight changes of a queued or sleeping entity: nice and policy changes
+//! (reweight_entity, v7.0 form; __setparam_fair for the slice).
 
 use super::tree::EntityId;
 use super::weights::LoadWeight;
@@ -7,7 +7,7 @@ use crate::sched::{Policy, SchedChange};
 use crate::sched::{Sched, TaskId};
 
 impl Sched {
-    /// reweight_entity (spec fair §2.16, v7.0): lag, relative deadline and relative vprot
+    /// reweight_entity (v7.0): lag, relative deadline and relative vprot
     /// scale by W/W′, then the entity is placed again from V.
     pub(crate) fn reweight_entity(&mut self, se: EntityId, new: LoadWeight) {
         let cfs = self.entities[se as usize].cfs_rq;
@@ -57,8 +57,8 @@ impl Sched {
         }
     }
 
-    /// sched_setattr for fair tasks: policy, nice, custom slice and uclamp (spec fair §2.17,
-    /// §5.2).
+    /// sched_setattr for fair tasks: policy, nice, custom slice and uclamp
+    /// (__sched_setscheduler, __setparam_fair, __setscheduler_uclamp).
     /// Affinity is handled by the core (it may migrate the task).
     pub fn setattr_fair(&mut self, p: TaskId, change: &SchedChange) {
         let was_idle = self.tasks[p].is_idle_policy();

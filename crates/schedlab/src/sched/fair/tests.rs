@@ -1,6 +1,6 @@
 //! Property tests of the EEVDF bookkeeping on random runqueues: pick_eevdf against a
 //! brute-force "earliest eligible deadline" reference, Σ w·lag = 0 through every
-//! operation, and lag preservation by place_entity (spec fair §2.3, §2.8, §2.10).
+//! operation, and lag preservation by place_entity.
 
 use super::eevdf::{dequeue, enqueue, vt_before};
 use super::weights::scale_load_down;
@@ -133,7 +133,7 @@ proptest! {
                     s.tasks[t].on_rq = true;
                     s.tasks[t].state = TaskState::Running;
                     s.enqueue_task_fair(0, t, enqueue::WAKEUP);
-                    // place_entity inflates the lag so that it survives the join (§2.10).
+                    // place_entity inflates the lag so that it survives the join.
                     let v = s.avg_vruntime(0);
                     let got = v.wrapping_sub(s.entities[se as usize].vruntime) as i64;
                     if had > 0 {

@@ -1,10 +1,10 @@
 //! The augmented, deadline-ordered balanced tree of a cfs_rq (the kernel's `tasks_timeline`).
 //!
-//! Models the kernel rbtree described in the spec §2.4: entities are ordered by `deadline`
+//! Models the kernel's cfs_rq->tasks_timeline rbtree: entities are ordered by `deadline`
 //! (kernel u64 virtual time, compared by signed difference); equal deadlines keep insertion
 //! order (a newly inserted entity goes after existing equal ones, like `rb_add`). Every node
 //! carries the subtree aggregates `min_vruntime` (signed-difference minimum), `min_slice` and
-//! `max_slice`, which makes the EEVDF heap walk of §2.8 step 7 O(log n).
+//! `max_slice`, which makes the EEVDF heap walk of __pick_eevdf O(log n).
 //!
 //! Implementation: an AVL tree stored in an arena (`Vec<Node>`) with an intrusive free list,
 //! indexed by `u32`, plus a dense `EntityId -> node` map. All operations are iterative and use
@@ -301,7 +301,7 @@ impl EntityTree {
         self.root_node().map(|n| n.max_slice)
     }
 
-    /// The EEVDF heap walk (§2.8 step 7): the earliest-deadline entity whose vruntime is
+    /// The EEVDF heap walk (__pick_eevdf): the earliest-deadline entity whose vruntime is
     /// eligible. `eligible` must be monotone (eligible(v) implies eligible(u) for u <= v).
     /// At most two calls of `eligible` per tree level.
     pub fn pick_eligible(&self, eligible: impl Fn(u64) -> bool) -> Option<EntityId> {

@@ -1,5 +1,5 @@
-//! util_est, v6.8+ form (spec fair §4), and the CPU utilisation helpers that read it
-//! (§4.5).
+//! util_est, v6.8+ form (fair.c), and the CPU utilisation helpers that read it
+//! (cpu_util, cpu_util_cfs, cpu_util_cfs_boost, cpu_util_without).
 
 use crate::machine::CpuId;
 use crate::sched::features::Feature;
@@ -7,7 +7,7 @@ use crate::sched::pelt::SchedAvg;
 use crate::sched::{Sched, TaskId};
 
 /// UTIL_AVG_UNCHANGED: MSB of util_est, set at each estimate update and cleared when PELT
-/// recomputes util_avg (spec fair §4.1).
+/// recomputes util_avg (pelt.h).
 pub const UTIL_AVG_UNCHANGED: u32 = 0x8000_0000;
 /// UTIL_EST_WEIGHT_SHIFT: the EWMA weight is 1/4.
 pub const UTIL_EST_WEIGHT_SHIFT: u32 = 2;
@@ -22,7 +22,7 @@ pub fn cfs_se_util_change(avg: &mut SchedAvg) {
 }
 
 /// The EWMA step of util_est_update for a task whose util_avg at sleep is `dequeued`
-/// and runnable_avg is `runnable` (spec fair §4.3 steps 2–8). Returns the new field.
+/// and runnable_avg is `runnable`. Returns the new field.
 pub fn util_est_next(util_est: u32, dequeued: u64, runnable: u64) -> u32 {
     if util_est & UTIL_AVG_UNCHANGED != 0 {
         return util_est;
@@ -111,7 +111,7 @@ impl Sched {
         self.task_util(p).max(self._task_util_est(p))
     }
 
-    /// util_est_enqueue: add p's estimate to its CPU's root cfs_rq (spec fair §4.2).
+    /// util_est_enqueue: add p's estimate to its CPU's root cfs_rq.
     pub(crate) fn util_est_enqueue(&mut self, cpu: CpuId, p: TaskId) {
         if !self.features.on(Feature::UTIL_EST) {
             return;
@@ -121,7 +121,7 @@ impl Sched {
         self.cfs_rqs[root].avg.util_est += est;
     }
 
-    /// util_est_dequeue: take it away again, saturating (spec fair §4.2).
+    /// util_est_dequeue: take it away again, saturating.
     pub(crate) fn util_est_dequeue(&mut self, cpu: CpuId, p: TaskId) {
         if !self.features.on(Feature::UTIL_EST) {
             return;
@@ -132,7 +132,7 @@ impl Sched {
         *e = e.saturating_sub(est);
     }
 
-    /// util_est_update at a sleep dequeue, before the entity dequeue (spec fair §4.3).
+    /// util_est_update at a sleep dequeue, before the entity dequeue.
     pub(crate) fn util_est_update(&mut self, p: TaskId, task_sleep: bool) {
         if !self.features.on(Feature::UTIL_EST) || !task_sleep {
             return;
@@ -155,7 +155,7 @@ impl Sched {
         }
     }
 
-    /// cpu_util(cpu, p, dst_cpu, boost) (spec fair §4.5). `dst_cpu = None` is the
+    /// cpu_util(cpu, p, dst_cpu, boost). `dst_cpu = None` is the
     /// kernel's −1.
     #[inline]
     pub fn cpu_util(

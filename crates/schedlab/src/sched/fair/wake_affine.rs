@@ -1,5 +1,5 @@
-//! Wake-up placement pieces that do not walk the domain tree (spec placement §2.3–§2.5,
-//! §2.7, §2.10): wakee flips and wake_wide, wake_affine, the idle predicates, the SIS_UTIL
+//! Wake-up placement pieces that do not walk the domain tree (fair.c): wakee flips and
+//! wake_wide, wake_affine, the idle predicates, the SIS_UTIL
 //! scan budget and seed 000's "room for the task" check.
 
 use crate::machine::CpuId;
@@ -9,7 +9,7 @@ use crate::sched::Policy;
 use crate::sched::{Sched, TaskId};
 use crate::time::Ns;
 
-/// update_idle_cpu_scan's formula (spec placement §2.7): how many CPUs select_idle_cpu may
+/// update_idle_cpu_scan's formula: how many CPUs select_idle_cpu may
 /// visit, from the LLC's summed util, its weight and imbalance_pct.
 pub fn nr_idle_scan_for(sum_util: u64, llc_weight: u64, imbalance_pct: u64) -> u64 {
     let x = sum_util / llc_weight;
@@ -18,7 +18,7 @@ pub fn nr_idle_scan_for(sum_util: u64, llc_weight: u64, imbalance_pct: u64) -> u
 }
 
 impl Sched {
-    /// record_wakee, in the waker's context (spec placement §2.3).
+    /// record_wakee, in the waker's context.
     pub(crate) fn record_wakee(&mut self, waker: TaskId, p: TaskId) {
         let hz_ns = 1_000_000_000 as Ns;
         let now = self.now;
@@ -34,7 +34,7 @@ impl Sched {
     }
 
     /// wake_wide: the waker/wakee flip counts say this is a 1:many pattern wider than the
-    /// LLC, so do not pull the wakee next to the waker (spec placement §2.3).
+    /// LLC, so do not pull the wakee next to the waker.
     pub fn wake_wide(&self, waker: Option<TaskId>, p: TaskId, llc_size: u64) -> bool {
         let Some(w) = waker else {
             return false;
@@ -56,7 +56,7 @@ impl Sched {
     }
 
     /// choose_idle_cpu: idle, or SCHED_IDLE-only for a non-SCHED_IDLE wakee (v7.1,
-    /// fd54d81c2c0e; spec placement §2.5).
+    /// fd54d81c2c0e).
     pub fn choose_idle_cpu(&self, cpu: CpuId, p: TaskId) -> bool {
         self.available_idle_cpu(cpu) || self.choose_sched_idle_rq(cpu, p)
     }
@@ -83,7 +83,7 @@ impl Sched {
         self.cfs_rqs[self.rqs[cpu].cfs].avg.load_avg
     }
 
-    /// wake_affine (spec placement §2.4): this_cpu if the wakee should follow the waker,
+    /// wake_affine: this_cpu if the wakee should follow the waker,
     /// else prev_cpu.
     pub fn wake_affine(
         &self,
@@ -165,8 +165,8 @@ impl Sched {
         (this_eff < prev_eff).then_some(this_cpu)
     }
 
-    /// task_fits_remaining_cpu_capacity (seed 000, spec placement §2.10): the enqueued
-    /// util_est plus the task's util fits the CPU — with the 20% margin against
+    /// task_fits_remaining_cpu_capacity (seed 000; docs/studies.md, util-fits-capacity): the
+    /// enqueued util_est plus the task's util fits the CPU — with the 20% margin against
     /// scale_rt_capacity (v2), or with no margin against capacity − pressure (v1).
     pub fn task_fits_remaining_cpu_capacity(&self, task_util: u64, cpu: CpuId) -> bool {
         if !self.features.on(Feature::UTIL_EST) || !self.features.on(Feature::UTIL_FITS_CAPACITY) {
@@ -189,7 +189,8 @@ mod tests {
 
     #[test]
     fn sis_util_budget_matches_the_spec_table() {
-        // Spec placement §2.7 table: LLC size → budget at 0..85% mean util (pct 117).
+        // update_idle_cpu_scan's formula worked out by hand: LLC size → budget at 0..85% mean
+        // util (pct 117).
         let table: &[(u64, [u64; 9])] = &[
             (8, [8, 7, 7, 5, 4, 2, 1, 1, 0]),
             (16, [16, 15, 14, 10, 8, 5, 3, 2, 0]),

@@ -1,14 +1,14 @@
-//! Load weights and weighted time (spec fair §1): the nice tables, the fixed-point scaling
-//! macros and calc_delta_fair in the kernel's mult-shift form (v7.0, spec §1.5).
+//! Load weights and weighted time (kernel/sched/core.c, sched.h, fair.c): the nice tables,
+//! the fixed-point scaling macros and calc_delta_fair in the kernel's mult-shift form (v7.0).
 
-/// sched_prio_to_weight, indexed by nice + 20 (spec fair §1.1).
+/// sched_prio_to_weight, indexed by nice + 20 (core.c).
 pub const SCHED_PRIO_TO_WEIGHT: [u32; 40] = [
     88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
     3906, 3121, 2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87,
     70, 56, 45, 36, 29, 23, 18, 15,
 ];
 
-/// sched_prio_to_wmult ≈ 2³²/weight, indexed by nice + 20 (spec fair §1.1). The kernel's
+/// sched_prio_to_wmult ≈ 2³²/weight, indexed by nice + 20 (core.c). The kernel's
 /// values are kept as they are: 13 of them are ⌊2³²/w⌋ + 1, not the floor.
 pub const SCHED_PRIO_TO_WMULT: [u32; 40] = [
     48388, 59856, 76040, 92818, 118348, 147320, 184698, 229616, 287308, 360437, 449829, 563644,
@@ -17,23 +17,23 @@ pub const SCHED_PRIO_TO_WMULT: [u32; 40] = [
     49367440, 61356676, 76695844, 95443717, 119304647, 148102320, 186737708, 238609294, 286331153,
 ];
 
-/// SCHED_IDLE weight and inverse (spec fair §1.1).
+/// SCHED_IDLE weight and inverse (WEIGHT_IDLEPRIO / WMULT_IDLEPRIO, sched.h).
 pub const WEIGHT_IDLEPRIO: u32 = 3;
 pub const WMULT_IDLEPRIO: u32 = 1431655765;
 
-/// SCHED_FIXEDPOINT_SHIFT / NICE_0_LOAD on 64-bit (spec fair §1.2).
+/// SCHED_FIXEDPOINT_SHIFT / NICE_0_LOAD on 64-bit (sched.h).
 pub const SCHED_FIXEDPOINT_SHIFT: u32 = 10;
 pub const NICE_0_LOAD: u64 = 1 << 20;
 const WMULT_CONST: u64 = (1 << 32) - 1;
 const WMULT_SHIFT: u32 = 32;
 
-/// scale_load (spec fair §1.2).
+/// scale_load (kernel/sched/sched.h).
 #[inline]
 pub const fn scale_load(w: u64) -> u64 {
     w << SCHED_FIXEDPOINT_SHIFT
 }
 
-/// scale_load_down: 0 stays 0, otherwise at least 2 (spec fair §1.2).
+/// scale_load_down: 0 stays 0, otherwise at least 2 (kernel/sched/sched.h).
 #[inline]
 pub const fn scale_load_down(w: u64) -> u64 {
     if w == 0 {
@@ -56,7 +56,7 @@ pub struct LoadWeight {
 }
 
 impl LoadWeight {
-    /// set_load_weight for a task (spec fair §1.1): table weight for nice, or the
+    /// set_load_weight for a task (core.c): table weight for nice, or the
     /// SCHED_IDLE weight.
     pub fn for_task(nice: i32, idle_policy: bool) -> LoadWeight {
         if idle_policy {
@@ -81,7 +81,7 @@ impl LoadWeight {
         }
     }
 
-    /// __update_inv_weight (spec fair §1.5 step 2).
+    /// __update_inv_weight (fair.c).
     #[inline]
     fn inv(&self) -> u64 {
         if self.inv_weight != 0 {
@@ -103,7 +103,7 @@ fn fls(x: u64) -> u32 {
 }
 
 /// __calc_delta(delta, weight, lw) ≈ delta · weight / lw.weight, mult-shift form
-/// (spec fair §1.5, v7.0).
+/// (fair.c, v7.0).
 #[inline]
 pub fn __calc_delta(delta: u64, weight: u64, lw: &LoadWeight) -> u64 {
     let mut fact = scale_load_down(weight);
@@ -124,7 +124,7 @@ pub fn __calc_delta(delta: u64, weight: u64, lw: &LoadWeight) -> u64 {
     ((delta as u128 * fact as u128) >> shift) as u64
 }
 
-/// calc_delta_fair: wall time → virtual time for this entity (spec fair §1.5).
+/// calc_delta_fair: wall time → virtual time for this entity.
 #[inline]
 pub fn calc_delta_fair(delta: u64, lw: &LoadWeight) -> u64 {
     if lw.weight == NICE_0_LOAD {
@@ -146,7 +146,7 @@ mod tests {
             let m = SCHED_PRIO_TO_WMULT[i] as u64;
             assert!(m == exact || m == exact + 1, "index {i}: {m} vs {exact}");
         }
-        // Adjacent nice levels differ by about 1.25x (spec §1.1).
+        // Adjacent nice levels differ by about 1.25x (the table's 10% rule, core.c).
         for i in 1..40 {
             let r = SCHED_PRIO_TO_WEIGHT[i - 1] as f64 / SCHED_PRIO_TO_WEIGHT[i] as f64;
             assert!((1.17..1.33).contains(&r), "index {i}: ratio {r}");
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn nice5_worked_example() {
-        // Spec §1.5: fact 3,282,124,288 with shift 30, i.e. delta × 3.05671…
+        // Worked by hand: fact 3,282,124,288 with shift 30, i.e. delta × 3.05671…
         let lw = LoadWeight::for_task(5, false);
         let d = 1_000_000u64;
         assert_eq!(

@@ -1,5 +1,5 @@
 //! cpu_attach_domain's degenerate-level removal, the final renumbering and
-//! update_top_cache_domain (spec placement §1.1, §1.5).
+//! update_top_cache_domain (kernel/sched/topology.c).
 
 use super::build::Builder;
 use super::*;
@@ -34,7 +34,7 @@ impl Builder<'_> {
         pflags & !c.flags == SdFlags::EMPTY
     }
 
-    /// cpu_attach_domain's degenerate removal (spec placement §1.1).
+    /// cpu_attach_domain's degenerate removal.
     pub(super) fn cpu_attach_domain(&mut self, cpu: CpuId) {
         let mut sd = self.first_sd[cpu];
         let mut tmp = sd;

@@ -1,4 +1,4 @@
-//! build_sched_domains (kernel/sched/topology.c; spec placement §1.1–§1.7): sd_init, the
+//! build_sched_domains (kernel/sched/topology.c): sd_init, the
 //! per-CPU chains and imb_numa_nr. The level table is in `table.rs`, groups and their
 //! capacity in `groups.rs`, degenerate removal and the shortcuts in `attach.rs`.
 
@@ -148,7 +148,7 @@ impl Builder<'_> {
         }
     }
 
-    /// sd_init (spec placement §1.3).
+    /// sd_init.
     fn sd_init(
         &mut self,
         tl: usize,
@@ -238,7 +238,7 @@ impl Builder<'_> {
         self.out.domains.len() - 1
     }
 
-    /// imb_numa_nr (spec placement §1.7), on the chain before degenerate removal.
+    /// imb_numa_nr (build_sched_domains), on the chain before degenerate removal.
     fn set_imb_numa_nr(&mut self, cpu: CpuId) {
         let mut imb = 0u32;
         let mut imb_span = 1u32;

@@ -1,5 +1,4 @@
-//! SD_* flags with the bit order and meta-properties of include/linux/sched/sd_flags.h
-//! (spec placement §1.2).
+//! SD_* flags with the bit order and meta-properties of include/linux/sched/sd_flags.h.
 
 use std::fmt;
 use std::ops::{BitAnd, BitOr, BitOrAssign, Not};

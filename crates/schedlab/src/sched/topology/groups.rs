@@ -1,4 +1,4 @@
-//! Sched groups and group capacity (kernel/sched/topology.c, fair.c; spec placement §1.4):
+//! Sched groups and group capacity (kernel/sched/topology.c, fair.c):
 //! build_sched_groups, build_overlap_sched_groups, init_sched_groups_capacity and
 //! update_group_capacity.
 

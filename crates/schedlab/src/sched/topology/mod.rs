@@ -1,5 +1,5 @@
-//! The sched-domain hierarchy built from a [`Machine`] (kernel/sched/topology.c; spec
-//! placement §1). `build_sched_domains` models the kernel's function of the same name:
+//! The sched-domain hierarchy built from a [`Machine`] (kernel/sched/topology.c).
+//! `build_sched_domains` models the kernel's function of the same name:
 //! one domain per CPU per topology level, groups, group capacities, degenerate-level
 //! removal (`cpu_attach_domain`) and the per-CPU shortcuts (`update_top_cache_domain`).
 //!
@@ -32,10 +32,10 @@ pub type SharedId = usize;
 pub type SpanId = usize;
 pub type RingId = usize;
 
-/// node_reclaim_distance = RECLAIM_DISTANCE (spec placement §1.2): NUMA levels farther
+/// node_reclaim_distance = RECLAIM_DISTANCE (sd_init): NUMA levels farther
 /// than this lose BALANCE_EXEC, BALANCE_FORK and WAKE_AFFINE.
 pub const NODE_RECLAIM_DISTANCE: u32 = 30;
-/// sd_init's busy_factor (spec placement §1.3).
+/// sd_init's busy_factor.
 pub const BUSY_FACTOR: u32 = 16;
 
 /// Which CPU property a topology level's mask follows.
@@ -53,7 +53,7 @@ pub enum LevelMask {
     Numa,
 }
 
-/// struct sched_domain_topology_level (spec placement §1.1).
+/// struct sched_domain_topology_level (include/linux/sched/topology.h).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopologyLevel {
     pub name: &'static str,
@@ -65,7 +65,7 @@ pub struct TopologyLevel {
     pub numa_level: usize,
 }
 
-/// struct sched_domain: one CPU's copy of one level (spec placement §1.3).
+/// struct sched_domain (include/linux/sched/topology.h): one CPU's copy of one level.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchedDomain {
     /// The CPU whose chain this copy belongs to.
@@ -94,7 +94,7 @@ pub struct SchedDomain {
     pub last_balance: u64,
     pub last_decay_max_lb_cost: u64,
     pub max_newidle_lb_cost: u64,
-    /// Proportional newidle statistics, seeded at 50 % success (spec placement §1.3).
+    /// Proportional newidle statistics, seeded at 50 % success (sd_init).
     pub newidle_call: u32,
     pub newidle_success: u32,
     pub newidle_ratio: u32,
@@ -102,14 +102,14 @@ pub struct SchedDomain {
     pub nohz_idle: bool,
     pub imb_numa_nr: u32,
     pub shared: Option<SharedId>,
-    // load balancing (spec placement §3)
-    /// sd->nr_balance_failed (§3.4).
+    // load balancing (docs/model.md, Load balancing)
+    /// sd->nr_balance_failed (sched_balance_rq).
     pub nr_balance_failed: u32,
-    /// Start of the current newidle statistics window, ns (NI_RATE, §3.10).
+    /// Start of the current newidle statistics window, ns (NI_RATE, update_newidle_stats).
     pub newidle_stamp: u64,
 }
 
-/// struct sched_group (spec placement §1.4). Shared by every domain copy that has it.
+/// struct sched_group (kernel/sched/sched.h). Shared by every domain copy that has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchedGroup {
     pub span: SpanId,
@@ -126,7 +126,7 @@ pub struct SchedGroup {
     pub asym_prefer_cpu: CpuId,
 }
 
-/// struct sched_group_capacity (spec placement §1.4).
+/// struct sched_group_capacity (kernel/sched/sched.h).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchedGroupCapacity {
     pub capacity: u64,
@@ -139,7 +139,7 @@ pub struct SchedGroupCapacity {
     pub id: CpuId,
 }
 
-/// struct sched_domain_shared (spec placement §1.6).
+/// struct sched_domain_shared (include/linux/sched/topology.h).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchedDomainShared {
     /// First CPU of the domain that allocated it (sd_id).
@@ -149,7 +149,7 @@ pub struct SchedDomainShared {
     pub nr_idle_scan: u32,
 }
 
-/// Per-CPU pointers: rq->sd and update_top_cache_domain's shortcuts (spec placement §1.5).
+/// Per-CPU pointers: rq->sd and update_top_cache_domain's shortcuts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuTopology {
     /// rq->sd: the lowest non-degenerate domain.

@@ -1,4 +1,4 @@
-//! The topology table and its masks (spec placement §1.1): the default SMT/CLS/MC/PKG
+//! The topology table and its masks (kernel/sched/topology.c): the default SMT/CLS/MC/PKG
 //! levels, sched_init_numa's NODE and NUMA levels, and asym_cpu_capacity_classify.
 
 use super::build::Builder;
@@ -7,7 +7,7 @@ use crate::machine::Machine;
 use std::collections::BTreeMap;
 
 /// The default topology table (SMT, CLS, MC, PKG) followed by sched_init_numa's NODE and
-/// NUMA levels (spec placement §1.1). Returns the table and the distinct node distances.
+/// NUMA levels. Returns the table and the distinct node distances.
 pub fn topology_table(m: &Machine) -> (Vec<TopologyLevel>, Vec<u32>) {
     let level = |name, mask, sd_flags, overlap, numa_level| TopologyLevel {
         name,
@@ -70,7 +70,7 @@ impl AsymCapacity {
     }
 
     /// asym_cpu_capacity_classify: ≥ 2 capacity values in the span → ASYM; and when the
-    /// span sees every value present in the machine → also _FULL (spec placement §1.2).
+    /// span sees every value present in the machine → also _FULL.
     pub(super) fn classify(&self, m: &Machine, span: &CpuMask) -> SdFlags {
         if self.caps.len() < 2 {
             return SdFlags::EMPTY;

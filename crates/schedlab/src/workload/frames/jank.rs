@@ -1,5 +1,5 @@
-//! The frame statistics of the two Android tools, as their sources compute them (spec
-//! workloads §4.1, §4.2): Jankbench's `UiBenchmarkResult` (16 ms jank rule with the
+//! The frame statistics of the two Android tools, as their sources compute them
+//! (docs/workloads.md, frames): Jankbench's `UiBenchmarkResult` (16 ms jank rule with the
 //! triple-buffer flag, "bad" frames ≥ 12 ms, Apache Commons statistics) and hwui's
 //! `JankTracker` + `ProfileData` (swap-deadline tracking, cause counters, the bucketed
 //! histogram `dumpsys gfxinfo` takes its percentiles from).

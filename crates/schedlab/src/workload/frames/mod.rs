@@ -1,4 +1,4 @@
-//! Android frame pipeline (`frames`, spec workloads §4): a UI thread woken by vsync and a
+//! Android frame pipeline (`frames`; docs/workloads.md, frames): a UI thread woken by vsync and a
 //! RenderThread per frame, SurfaceFlinger composing what was queued, optional app and
 //! system threads; results in Jankbench and uibench (`dumpsys gfxinfo`) terms.
 //!

@@ -1,9 +1,9 @@
-//! rt-app JSON front end (spec workloads §3; user guide docs/rtapp.md).
+//! rt-app JSON front end (user guide docs/rtapp.md).
 //!
 //! Compiles an rt-app use-case file into the task-program IR. Only the fair-class
 //! subset is modelled; every key this front end does not understand is an error that
 //! names it, never silently ignored. Behaviour follows rt-app's own parser
-//! (`src/rt-app_parse_config.c`) and thread body (`src/rt-app.c`) where the spec is
+//! (`src/rt-app_parse_config.c`) and thread body (`src/rt-app.c`) where its documentation is
 //! silent: thread names, loop defaults, timer mode defaults, phase attribute rules.
 
 mod attrs;

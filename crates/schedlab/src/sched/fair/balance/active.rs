@@ -1,5 +1,6 @@
-//! Active balance (spec placement §3.8): when a pull failed because the task to move is
-//! running, the busiest CPU's stopper preempts it and pushes one task to the balancing CPU.
+//! Active balance (fair.c need_active_balance, active_load_balance_cpu_stop): when a pull
+//! failed because the task to move is running, the busiest CPU's stopper preempts it and
+//! pushes one task to the balancing CPU.
 
 use super::imbalance::MigrationType;
 use super::lb::LbEnv;
@@ -11,7 +12,7 @@ use crate::sched::features::Feature;
 use crate::sched::{Sched, TaskId};
 
 impl Sched {
-    /// need_active_balance (spec placement §3.8): no asym packing levels are built, so
+    /// need_active_balance: no asym packing levels are built, so
     /// the imbalanced, reduced-capacity and misfit cases remain.
     pub(crate) fn need_active_balance(&self, env: &LbEnv) -> bool {
         let d = &self.sd.domains[env.sd];
@@ -42,7 +43,7 @@ impl Sched {
         self.events.arm(busiest, CpuTimer::Stopper, self.now + ipi);
     }
 
-    /// active_load_balance_cpu_stop, on the busiest CPU (spec placement §3.8). The stop
+    /// active_load_balance_cpu_stop, on the busiest CPU. The stop
     /// task counts in nr_running and displaces the running fair task, so a lone running
     /// task can be moved.
     pub fn active_load_balance_cpu_stop(&mut self, busiest: CpuId) {

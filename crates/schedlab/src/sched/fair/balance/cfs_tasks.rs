@@ -1,5 +1,5 @@
 //! rq->cfs_tasks: every queued fair task of a CPU in most-recently-used order, which
-//! detach_tasks walks from the tail (spec placement §3.8). With PRIO_LB (seed 002)
+//! detach_tasks walks from the tail. With PRIO_LB (seed 002)
 //! SCHED_IDLE tasks live on a second list, rq->cfs_idle_tasks, walked only after the first.
 
 use crate::machine::CpuId;

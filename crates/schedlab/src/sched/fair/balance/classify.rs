@@ -1,7 +1,7 @@
-//! Group statistics and their classification (spec placement §3.5, §3.5.1): pure
+//! Group statistics and their classification (fair.c group_classify): pure
 //! functions of the numbers update_sg_lb_stats collected.
 
-/// enum group_type, lowest to highest pull priority (spec placement §3.5.1; no
+/// enum group_type, lowest to highest pull priority (fair.c; no
 /// group_llc_balance: CONFIG_SCHED_CACHE is not modelled).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub enum GroupType {
@@ -15,7 +15,7 @@ pub enum GroupType {
     Overloaded,
 }
 
-/// struct sg_lb_stats plus the group attributes the decisions read (spec placement §3.5).
+/// struct sg_lb_stats plus the group attributes the decisions read (fair.c).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SgLbStats {
     pub avg_load: u64,
@@ -55,7 +55,7 @@ pub fn group_is_overloaded(imbalance_pct: u64, sgs: &SgLbStats, eas: bool) -> bo
         || sgs.group_capacity * imbalance_pct < sgs.group_runnable * 100
 }
 
-/// group_has_capacity: room for more work (spec placement §3.5.1 step 7).
+/// group_has_capacity: room for more work.
 pub fn group_has_capacity(imbalance_pct: u64, sgs: &SgLbStats) -> bool {
     if sgs.sum_nr_running < sgs.group_weight {
         return true;

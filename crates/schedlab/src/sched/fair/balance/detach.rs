@@ -1,5 +1,5 @@
 //! sched_balance_find_src_rq, can_migrate_task, task_hot, detach_tasks, detach_task and
-//! attach_tasks (spec placement §3.8, §3.12).
+//! attach_tasks (kernel/sched/fair.c).
 
 use super::imbalance::MigrationType;
 use super::lb::LbEnv;
@@ -15,7 +15,7 @@ use crate::sched::{Sched, TaskId};
 const LB_MIN_LOAD: u64 = 16;
 
 impl Sched {
-    /// sched_balance_find_src_rq (spec placement §3.8): the busiest CPU of `group` for
+    /// sched_balance_find_src_rq: the busiest CPU of `group` for
     /// env.migration_type. No NUMA balancing, so fbq_type never filters.
     pub(crate) fn sched_balance_find_src_rq(&self, env: &LbEnv, group: GroupId) -> Option<CpuId> {
         let asym = self.sd.domains[env.sd]
@@ -85,7 +85,7 @@ impl Sched {
     }
 
     /// task_is_ineligible_on_dst_cpu: PLACE_LAG would queue p behind dst's tasks while it
-    /// is not eligible where it is (spec placement §3.8 can_migrate_task step 4).
+    /// is not eligible where it is (a can_migrate_task check).
     fn task_is_ineligible_on_dst_cpu(&self, p: TaskId, dst: CpuId) -> bool {
         let se = self.tasks[p].se;
         let cfs = self.entities[se as usize].cfs_rq;
@@ -94,7 +94,7 @@ impl Sched {
             && !self.entity_eligible(cfs, se)
     }
 
-    /// task_hot (spec placement §3.8): ran on its CPU within sysctl_sched_migration_cost.
+    /// task_hot: ran on its CPU within sysctl_sched_migration_cost.
     pub fn task_hot(&self, p: TaskId, env: &LbEnv) -> bool {
         let t = &self.tasks[p];
         if t.is_idle_policy() {
@@ -117,7 +117,7 @@ impl Sched {
         (self.now as i64 - e.exec_start as i64) < SYSCTL_SCHED_MIGRATION_COST as i64
     }
 
-    /// can_migrate_task (spec placement §3.8). `curr_displaced`: the stopper runs on the
+    /// can_migrate_task. `curr_displaced`: the stopper runs on the
     /// source CPU, so its fair curr is queued rather than running.
     pub(crate) fn can_migrate_task(
         &self,
@@ -165,7 +165,7 @@ impl Sched {
         !self.task_hot(p, env) || d.nr_balance_failed > d.cache_nice_tries
     }
 
-    /// detach_tasks (spec placement §3.8, §3.12): walk the source's cfs_tasks from the
+    /// detach_tasks: walk the source's cfs_tasks from the
     /// tail taking tasks until the imbalance is met. With PRIO_LB (seed 002) the
     /// non-SCHED_IDLE list is walked first and the SCHED_IDLE list only if imbalance
     /// remains.

@@ -1,5 +1,5 @@
-//! sched_balance_find_src_group's decision and calculate_imbalance (spec placement §3.6,
-//! §3.7): pure functions of the domain statistics, so each case is testable on numbers.
+//! sched_balance_find_src_group's decision and calculate_imbalance (kernel/sched/fair.c):
+//! pure functions of the domain statistics, so each case is testable on numbers.
 
 use super::classify::{GroupType, SgLbStats};
 use super::CpuIdleType;
@@ -7,7 +7,7 @@ use super::CpuIdleType;
 /// SCHED_CAPACITY_SCALE as the u64 the averages use.
 const SCHED_CAPACITY_SCALE: u64 = crate::machine::SCHED_CAPACITY_SCALE as u64;
 
-/// enum migration_type (spec placement §3.7; no migrate_llc_task).
+/// enum migration_type (fair.c; no migrate_llc_task).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MigrationType {
     #[default]
@@ -17,7 +17,7 @@ pub enum MigrationType {
     Misfit,
 }
 
-/// struct sd_lb_stats (spec placement §3.5): the local and busiest groups' statistics.
+/// struct sd_lb_stats (fair.c): the local and busiest groups' statistics.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SdLbStats {
     pub has_busiest: bool,
@@ -39,7 +39,7 @@ pub struct DecideCtx {
     pub numa: bool,
     pub asym_cpucapacity: bool,
     pub imb_numa_nr: u32,
-    /// EAS is on and the root domain is not overutilized (§3.6 step 3).
+    /// EAS is on and the root domain is not overutilized (find_src_group's EAS check).
     pub eas_balanced: bool,
 }
 
@@ -61,7 +61,7 @@ pub fn sibling_imbalance(idle: CpuIdleType, busiest: &SgLbStats, local: &SgLbSta
     imb
 }
 
-/// adjust_numa_imbalance (spec placement §1.7).
+/// adjust_numa_imbalance (fair.c).
 pub fn adjust_numa_imbalance(imbalance: i64, dst_running: u32, imb_numa_nr: u32) -> i64 {
     if dst_running > imb_numa_nr {
         imbalance
@@ -72,7 +72,7 @@ pub fn adjust_numa_imbalance(imbalance: i64, dst_running: u32, imb_numa_nr: u32)
     }
 }
 
-/// sched_balance_find_src_group's decision (§3.6): `None` = balanced, else the migration
+/// sched_balance_find_src_group's decision: `None` = balanced, else the migration
 /// type and env->imbalance from calculate_imbalance.
 pub fn find_src_group_decision(
     sds: &mut SdLbStats,
@@ -137,7 +137,7 @@ pub fn find_src_group_decision(
     (imb != 0).then_some((t, imb))
 }
 
-/// calculate_imbalance (spec placement §3.7).
+/// calculate_imbalance (fair.c).
 pub fn calculate_imbalance(sds: &mut SdLbStats, ctx: &DecideCtx) -> (MigrationType, i64) {
     let busiest = sds.busiest;
     let mut local = sds.local;

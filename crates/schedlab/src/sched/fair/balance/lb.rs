@@ -1,4 +1,4 @@
-//! struct lb_env, should_we_balance and sched_balance_rq (spec placement §3.3, §3.4).
+//! struct lb_env, should_we_balance and sched_balance_rq (kernel/sched/fair.c).
 
 use super::imbalance::MigrationType;
 use super::{lbf, CpuIdleType, MAX_PINNED_INTERVAL, SCHED_NR_MIGRATE_BREAK};
@@ -6,7 +6,7 @@ use crate::machine::CpuId;
 use crate::sched::topology::{CpuMask, DomainId, SdFlags, SpanId};
 use crate::sched::{Sched, TaskId};
 
-/// struct lb_env (spec placement §3.4).
+/// struct lb_env (fair.c).
 #[derive(Debug, Clone)]
 pub struct LbEnv {
     pub sd: DomainId,
@@ -60,7 +60,7 @@ enum Exit {
 }
 
 impl Sched {
-    /// should_we_balance (spec placement §3.3): only one CPU of the local group balances
+    /// should_we_balance: only one CPU of the local group balances
     /// at this level — the first idle one (on an idle core above SMT), else the group's
     /// balance CPU. Newidle balancing is always allowed on an empty rq.
     pub fn should_we_balance(&self, env: &LbEnv) -> bool {
@@ -93,7 +93,7 @@ impl Sched {
         self.sd.spans[env.dst_grpmask].first() == Some(dst)
     }
 
-    /// sched_balance_rq (spec placement §3.4): pull from the busiest CPU of the busiest
+    /// sched_balance_rq (was load_balance): pull from the busiest CPU of the busiest
     /// group into `this_cpu`; returns the number of tasks moved.
     pub fn sched_balance_rq(
         &mut self,

@@ -1,4 +1,4 @@
-//! Misfit tasks on asymmetric machines (spec placement §5): rq->misfit_task_load, set at
+//! Misfit tasks on asymmetric machines (fair.c): rq->misfit_task_load, set at
 //! the tick for a running task that does not fit its CPU and could run on a bigger one.
 
 use crate::machine::CpuId;
@@ -17,7 +17,7 @@ pub fn max_allowed_capacity(s: &Sched, p: TaskId) -> u64 {
 }
 
 impl Sched {
-    /// update_misfit_status (spec placement §5 step 1): `None` at newidle clears it.
+    /// update_misfit_status: `None` at newidle clears it.
     pub fn update_misfit_status(&mut self, p: Option<TaskId>, cpu: CpuId) {
         if !self.sd.sched_asym_cpucapacity {
             return;

@@ -1,6 +1,6 @@
-//! Fair-class load balancing (spec placement §3, §1.8, §5): periodic balancing from the
-//! tick, newidle balancing, NOHZ idle balancing on behalf of tickless CPUs, active balance
-//! through the stopper, and misfit migration on asymmetric machines.
+//! Fair-class load balancing (kernel/sched/fair.c; docs/model.md, Load balancing): periodic
+//! balancing from the tick, newidle balancing, NOHZ idle balancing on behalf of tickless
+//! CPUs, active balance through the stopper, and misfit migration on asymmetric machines.
 //!
 //! - `cfs_tasks`: the per-rq MRU list detach_tasks walks from its tail (and PRIO_LB's split)
 //! - `trigger`: sched_balance_trigger / _softirq / _domains, intervals, blocked averages
@@ -34,16 +34,16 @@ use crate::time::Ns;
 pub use classify::GroupType;
 pub use imbalance::MigrationType;
 
-/// sysctl_sched_migration_cost (spec placement §0.1).
+/// sysctl_sched_migration_cost (fair.c).
 pub const SYSCTL_SCHED_MIGRATION_COST: Ns = 500_000;
-/// sysctl_sched_nr_migrate = SCHED_NR_MIGRATE_BREAK (spec placement §0.1).
+/// sysctl_sched_nr_migrate = SCHED_NR_MIGRATE_BREAK (core.c, sched.h).
 pub const SCHED_NR_MIGRATE_BREAK: u32 = 32;
-/// MAX_PINNED_INTERVAL, ms (spec placement §0.1).
+/// MAX_PINNED_INTERVAL, ms (fair.c).
 pub const MAX_PINNED_INTERVAL: u64 = 512;
-/// LOAD_AVG_PERIOD in ms: nohz.next_blocked spacing (spec placement §0.1, §3.9).
+/// LOAD_AVG_PERIOD in ms: nohz.next_blocked spacing (fair.c).
 pub const LOAD_AVG_PERIOD_MS: u64 = 32;
 
-/// enum cpu_idle_type (spec placement §3.3): `NotIdle` is the kernel's __CPU_NOT_IDLE (0),
+/// enum cpu_idle_type (include/linux/sched/idle.h): `NotIdle` is the kernel's __CPU_NOT_IDLE (0),
 /// so "env is idle" means `Idle` or `NewlyIdle`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CpuIdleType {
@@ -58,7 +58,7 @@ impl CpuIdleType {
     }
 }
 
-/// LBF_* flags (spec placement §3.8).
+/// LBF_* flags (fair.c).
 pub mod lbf {
     pub const ALL_PINNED: u32 = 0x01;
     pub const NEED_BREAK: u32 = 0x02;
@@ -67,7 +67,7 @@ pub mod lbf {
     pub const ACTIVE_LB: u32 = 0x10;
 }
 
-/// NOHZ kick flags (spec placement §3.9).
+/// NOHZ kick flags (NOHZ_*_KICK, kernel/sched/sched.h).
 pub mod nohz_flags {
     pub const BALANCE_KICK: u32 = 0x1;
     pub const STATS_KICK: u32 = 0x2;
@@ -75,7 +75,7 @@ pub mod nohz_flags {
     pub const KICK_MASK: u32 = BALANCE_KICK | STATS_KICK | NEXT_KICK;
 }
 
-/// Per-rq load-balancing state (struct rq's balance fields; spec placement §3).
+/// Per-rq load-balancing state (struct rq's balance fields, kernel/sched/sched.h).
 #[derive(Debug, Clone)]
 pub struct RqBalance {
     /// rq->cfs_tasks: back = head (most recently run/enqueued), front = tail.
@@ -86,20 +86,20 @@ pub struct RqBalance {
     pub next_balance: u64,
     /// rq->idle_balance: the CPU was idle at its last tick.
     pub idle_balance: bool,
-    /// rq->misfit_task_load (spec placement §5).
+    /// rq->misfit_task_load.
     pub misfit_task_load: u64,
-    /// rq->avg_idle, rq->idle_stamp (0 = none), rq->max_idle_balance_cost (§3.10).
+    /// rq->avg_idle, rq->idle_stamp (0 = none), rq->max_idle_balance_cost.
     pub avg_idle: Ns,
     pub idle_stamp: Ns,
     pub max_idle_balance_cost: Ns,
-    /// rq->active_balance / rq->push_cpu (§3.8).
+    /// rq->active_balance / rq->push_cpu.
     pub active_balance: bool,
     pub push_cpu: CpuId,
     /// rq->nohz_tick_stopped, rq->has_blocked_load, rq->last_blocked_load_update_tick.
     pub nohz_tick_stopped: bool,
     pub has_blocked_load: bool,
     pub last_blocked_load_update_tick: u64,
-    /// nohz_flags(cpu): kick flags pending on this CPU (§3.9).
+    /// nohz_flags(cpu): kick flags pending on this CPU.
     pub nohz_flags: u32,
     /// sd->nohz_idle of this CPU's busy-count domain: counted idle in nr_busy_cpus.
     pub sd_nohz_idle: bool,
@@ -131,7 +131,7 @@ impl Default for RqBalance {
     }
 }
 
-/// The global `nohz` structure (spec placement §3.9).
+/// The global `nohz` structure (fair.c).
 #[derive(Debug, Clone, Default)]
 pub struct Nohz {
     pub idle_cpus_mask: CpuMask,
@@ -197,7 +197,7 @@ impl SchedBalance {
     }
 }
 
-/// msecs_to_jiffies: round up (spec placement §1.3).
+/// msecs_to_jiffies: round up (include/linux/jiffies.h).
 pub fn msecs_to_jiffies(ms: u64, hz: u32) -> u64 {
     (ms * hz as u64).div_ceil(1000)
 }

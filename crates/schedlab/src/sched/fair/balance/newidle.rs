@@ -1,4 +1,4 @@
-//! Newidle balancing (spec placement §3.10): a CPU about to go idle pulls work at once,
+//! Newidle balancing (fair.c sched_balance_newidle): a CPU about to go idle pulls work at once,
 //! if its expected idle time covers the cost, with the proportional NI_RANDOM sampling.
 
 use super::{nohz_flags, CpuIdleType, SYSCTL_SCHED_MIGRATION_COST};
@@ -8,11 +8,11 @@ use crate::sched::features::Feature;
 use crate::sched::topology::{DomainId, SdFlags};
 use crate::sched::Sched;
 
-/// Newidle statistics window, in calls (spec placement §3.10 update_newidle_stats).
+/// Newidle statistics window, in calls (update_newidle_stats).
 const NEWIDLE_WINDOW: u32 = 1024;
 
 impl Sched {
-    /// sched_balance_newidle (spec placement §3.10), from pick_next_task_fair when the
+    /// sched_balance_newidle (was newidle_balance), from pick_next_task_fair when the
     /// CPU has nothing to run. Returns the number of tasks pulled.
     pub fn sched_balance_newidle(&mut self, cpu: CpuId) -> u32 {
         let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::SchedBalanceNewidle);
@@ -118,7 +118,7 @@ impl Sched {
     }
 
     /// update_newidle_cost: raise max_newidle_lb_cost to `cost`, or decay it by 253/256
-    /// once a second; true when it decayed (spec placement §3.10).
+    /// once a second; true when it decayed.
     pub(crate) fn update_newidle_cost(&mut self, sd: DomainId, cost: u64, success: u32) -> bool {
         if cost > 0 {
             self.update_newidle_stats(sd, success);
@@ -137,7 +137,7 @@ impl Sched {
         false
     }
 
-    /// update_rq_avg_idle, from put_prev_task_idle (newest kernels; spec §3.10).
+    /// update_rq_avg_idle, from put_prev_task_idle (newest kernels).
     pub(crate) fn update_rq_avg_idle(&mut self, cpu: CpuId) {
         let now = self.now;
         let lb = &mut self.rqs[cpu].lb;
@@ -152,7 +152,7 @@ impl Sched {
     }
 
     /// nohz_newidle_balance: a CPU going idle for long enough refreshes the blocked load
-    /// of the tickless CPUs itself, from its idle loop (spec placement §3.9).
+    /// of the tickless CPUs itself, from its idle loop.
     fn nohz_newidle_balance(&mut self, cpu: CpuId) {
         if self.rqs[cpu].lb.avg_idle < SYSCTL_SCHED_MIGRATION_COST {
             return;

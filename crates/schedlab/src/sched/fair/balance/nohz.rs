@@ -1,6 +1,6 @@
-//! NOHZ idle balancing (spec placement §3.9): tickless idle CPUs do not balance
-//! themselves; a busy CPU's tick kicks one idle CPU (the ILB), which balances on behalf
-//! of all of them and ages their blocked load.
+//! NOHZ idle balancing (fair.c nohz_balancer_kick, nohz_idle_balance): tickless idle CPUs
+//! do not balance themselves; a busy CPU's tick kicks one idle CPU (the ILB), which
+//! balances on behalf of all of them and ages their blocked load.
 
 use super::{msecs_to_jiffies, nohz_flags, CpuIdleType, LOAD_AVG_PERIOD_MS};
 use crate::engine::queue::CpuTimer;
@@ -54,7 +54,7 @@ impl Sched {
         }
     }
 
-    /// nohz_balancer_kick, at every tick of a busy CPU (spec placement §3.9).
+    /// nohz_balancer_kick, at every tick of a busy CPU.
     pub(crate) fn nohz_balancer_kick(&mut self, cpu: CpuId) {
         let now = self.jiffies();
         if self.rqs[cpu].lb.idle_balance {
@@ -170,7 +170,7 @@ impl Sched {
         self.rqs[cpu].lb.has_blocked_load
     }
 
-    /// _nohz_idle_balance (spec placement §3.9): for every tickless idle CPU, starting
+    /// _nohz_idle_balance: for every tickless idle CPU, starting
     /// after this one and ending with it, age its blocked load (STATS) and run its due
     /// balancing with it as the destination (BALANCE).
     pub(crate) fn _nohz_idle_balance(&mut self, this: CpuId, flags: u32) {

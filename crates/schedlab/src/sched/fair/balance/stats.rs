@@ -1,6 +1,6 @@
 //! update_sg_lb_stats / update_sd_lb_stats / update_sd_pick_busiest, the root domain's
-//! overloaded and overutilized writes, and SIS_UTIL's update_idle_cpu_scan (spec placement
-//! §3.5, §1.8, §2.7).
+//! overloaded and overutilized writes, and SIS_UTIL's update_idle_cpu_scan
+//! (kernel/sched/fair.c).
 
 use super::classify::{group_classify, GroupType, SgLbStats};
 use super::imbalance::{find_src_group_decision, DecideCtx, SdLbStats};
@@ -16,7 +16,7 @@ use crate::sched::Sched;
 
 impl Sched {
     /// check_cpu_capacity: the CPU lost more than ~imbalance_pct of its capacity to
-    /// RT/IRQ/pressure (spec placement §1.4).
+    /// RT/IRQ/pressure.
     pub fn check_cpu_capacity(&self, cpu: CpuId, sd: DomainId) -> bool {
         let pct = self.sd.domains[sd].imbalance_pct as u64;
         self.capacity_of(cpu) * pct < self.machine.arch_scale_cpu_capacity(cpu) * 100
@@ -30,7 +30,7 @@ impl Sched {
         self.cpu_util_cfs(cpu).max(faster.min(cap))
     }
 
-    /// update_sg_lb_stats over `group ∩ env.cpus` (spec placement §3.5 step 2).
+    /// update_sg_lb_stats over `group ∩ env.cpus`.
     fn update_sg_lb_stats(
         &self,
         env: &LbEnv,
@@ -109,7 +109,7 @@ impl Sched {
         (sgs, examined)
     }
 
-    /// update_sd_pick_busiest (spec placement §3.5.2): does `sgs` replace the busiest?
+    /// update_sd_pick_busiest: does `sgs` replace the busiest?
     fn update_sd_pick_busiest(&self, env: &LbEnv, sds: &SdLbStats, sgs: &SgLbStats) -> bool {
         let asym = self.sd.domains[env.sd]
             .flags
@@ -170,7 +170,7 @@ impl Sched {
             && capacity_greater(sgs.min_capacity, dst_cap))
     }
 
-    /// update_sd_lb_stats (spec placement §3.5): statistics of every group of env.sd,
+    /// update_sd_lb_stats: statistics of every group of env.sd,
     /// the local and busiest ones kept; writes the root domain's flags at the top level
     /// and nr_idle_scan at the LLC level. Returns the busiest group.
     pub(crate) fn update_sd_lb_stats(&mut self, env: &LbEnv) -> (SdLbStats, Option<GroupId>) {
@@ -246,7 +246,7 @@ impl Sched {
         self.sd.update_group_capacity(sd, cpu, &capacity_of, next);
     }
 
-    /// update_idle_cpu_scan (spec placement §2.7): the SIS_UTIL scan budget of the LLC,
+    /// update_idle_cpu_scan: the SIS_UTIL scan budget of the LLC,
     /// written by periodic balancing at the LLC level only.
     fn update_idle_cpu_scan(&mut self, env: &LbEnv, sum_util: u64) {
         if !self.features.on(Feature::SIS_UTIL) || env.idle == CpuIdleType::NewlyIdle {
@@ -269,7 +269,7 @@ impl Sched {
         }
     }
 
-    /// sched_balance_find_src_group (spec placement §3.6): the busiest group if there is
+    /// sched_balance_find_src_group (was find_busiest_group): the busiest group if there is
     /// an imbalance to fix; sets env.migration_type and env.imbalance.
     pub(crate) fn sched_balance_find_src_group(&mut self, env: &mut LbEnv) -> Option<GroupId> {
         let (mut sds, busiest) = self.update_sd_lb_stats(env);

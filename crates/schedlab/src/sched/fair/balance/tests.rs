@@ -1,4 +1,5 @@
-//! Unit tests of the balancer's pure decisions (spec placement §3.5–§3.7).
+//! Unit tests of the balancer's pure decisions (group_classify, sched_balance_find_src_group,
+//! calculate_imbalance).
 
 use super::classify::{group_classify, GroupType, SgLbStats};
 use super::imbalance::{

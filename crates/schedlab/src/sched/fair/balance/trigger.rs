@@ -1,4 +1,4 @@
-//! Periodic balancing (spec placement §3.1, §3.2, §3.11): the tick's sched_balance_trigger,
+//! Periodic balancing (kernel/sched/fair.c): the tick's sched_balance_trigger,
 //! the SCHED_SOFTIRQ handler, sched_balance_domains with per-domain intervals, and the
 //! blocked-load update the softirq does first.
 
@@ -9,7 +9,8 @@ use crate::sched::Sched;
 
 impl Sched {
     /// Boot state: max_load_balance_interval (update_max_interval), and every CPU idle
-    /// with its tick stopped, as CPUs sit before the workload starts (spec placement §3.9).
+    /// with its tick stopped, as CPUs sit before the workload starts (docs/model.md, Load
+    /// balancing).
     pub(crate) fn balance_init(&mut self) {
         let n = self.machine.nr_cpus();
         self.lb.max_load_balance_interval = (self.cfg.hz as u64 * n as u64 / 10).max(1);
@@ -30,7 +31,7 @@ impl Sched {
         self.now / self.cfg.tick_nsec()
     }
 
-    /// sched_balance_trigger, from sched_tick (spec placement §3.1).
+    /// sched_balance_trigger, from sched_tick.
     pub fn sched_balance_trigger(&mut self, cpu: CpuId) {
         if self.sd.cpus[cpu].sd.is_none() {
             return;
@@ -63,7 +64,7 @@ impl Sched {
     }
 
     /// sched_balance_update_blocked_averages: age the CPU's blocked load and clear
-    /// has_blocked_load once everything decayed to zero (spec fair §3.9).
+    /// has_blocked_load once everything decayed to zero.
     pub fn sched_balance_update_blocked_averages(&mut self, cpu: CpuId) {
         self.update_blocked_averages(cpu);
         let j = self.jiffies();
@@ -82,7 +83,7 @@ impl Sched {
         }
     }
 
-    /// get_sd_balance_interval (spec placement §3.2 step 3c), jiffies.
+    /// get_sd_balance_interval, jiffies.
     pub fn get_sd_balance_interval(&self, sd: DomainId, busy: bool) -> u64 {
         let d = &self.sd.domains[sd];
         let mut ms = d.balance_interval;
@@ -102,7 +103,7 @@ impl Sched {
         *next = (*next).min(due);
     }
 
-    /// sched_balance_domains (spec placement §3.2): balance every level whose interval
+    /// sched_balance_domains (was rebalance_domains): balance every level whose interval
     /// has expired, bottom-up, as `cpu` (which may be a tickless CPU the ILB stands in for).
     pub fn sched_balance_domains(&mut self, cpu: CpuId, idle: CpuIdleType) {
         let mut idle = idle;
@@ -152,7 +153,7 @@ impl Sched {
         }
     }
 
-    /// set_rd_overloaded: read, and write only on change (spec placement §1.8).
+    /// set_rd_overloaded: read, and write only on change.
     pub fn set_rd_overloaded(&mut self, cpu: CpuId, v: bool) {
         if self.rd_read_overloaded(cpu) != v {
             self.rd_write_overloaded(cpu, v);
@@ -178,7 +179,7 @@ impl Sched {
     }
 
     /// The sched_domain_shared whose nr_busy_cpus counts `cpu` (sd_balance_shared,
-    /// falling back to sd_llc_shared; spec placement §1.5).
+    /// falling back to sd_llc_shared).
     pub(crate) fn busy_shared(&self, cpu: CpuId) -> Option<usize> {
         let t = &self.sd.cpus[cpu];
         t.sd_balance_shared.or(t.sd_llc_shared)

@@ -231,8 +231,8 @@ impl Sched {
         true
     }
 
-    /// unthrottle_cfs_rq: put the group entity back up the tree (spec: distribute at the
-    /// period timer).
+    /// unthrottle_cfs_rq: put the group entity back up the tree (from
+    /// distribute_cfs_runtime, at the period timer).
     pub(crate) fn unthrottle_cfs_rq(&mut self, cfs: CfsRqId) {
         let cpu = self.cfs_rqs[cfs].cpu;
         self.update_rq_clock(cpu);

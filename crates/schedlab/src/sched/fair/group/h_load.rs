@@ -1,4 +1,4 @@
-//! Hierarchical load (update_cfs_rq_h_load / task_h_load; spec placement §3): a task's
+//! Hierarchical load (fair.c update_cfs_rq_h_load / task_h_load): a task's
 //! load as its CPU's root sees it, its own load scaled down level by level by the share of
 //! each group entity in its parent cfs_rq.
 
@@ -20,7 +20,7 @@ impl Sched {
         }
     }
 
-    /// task_h_load (spec placement §3.8). Without groups this is the task's load_avg, as
+    /// task_h_load. Without groups this is the task's load_avg, as
     /// in a kernel built without CONFIG_FAIR_GROUP_SCHED.
     pub fn task_h_load(&self, p: TaskId) -> u64 {
         let se = self.tasks[p].se as usize;

@@ -1,10 +1,11 @@
 //! Group scheduling (CONFIG_FAIR_GROUP_SCHED, CONFIG_CFS_BANDWIDTH): task groups as a tree,
-//! one group entity and one group cfs_rq per CPU at every level (spec fair §1.2, §2.18).
+//! one group entity and one group cfs_rq per CPU at every level (alloc_fair_sched_group,
+//! init_tg_cfs_entry).
 //!
 //! - `mod`: the task-group tree, creation, moving a task into its group
-//! - `shares`: cpu.weight → shares, calc_group_shares / update_cfs_group (spec §2.16)
-//! - `propagate`: tg load_avg and PELT propagation up the hierarchy (spec §3.7–§3.9)
-//! - `h_load`: task_h_load for load balancing (spec placement §3)
+//! - `shares`: cpu.weight → shares, calc_group_shares / update_cfs_group
+//! - `propagate`: tg load_avg and PELT propagation up the hierarchy
+//! - `h_load`: task_h_load for load balancing
 //! - `bandwidth`: cpu.max quota/period, throttling and the period timer
 //! - `autogroup`: one group per session
 //!
@@ -114,7 +115,7 @@ pub struct CfsRqGroup {
     pub idle: bool,
     pub tg_load_avg_contrib: u64,
     pub last_update_tg_load_avg: Ns,
-    /// A load change below waits to be propagated to the group entity (spec §3.8).
+    /// A load change below waits to be propagated to the group entity (cfs_rq->propagate).
     pub propagate: bool,
     pub prop_runnable_sum: i64,
     // Bandwidth control.
@@ -141,7 +142,7 @@ impl Sched {
     }
 
     /// sched_create_group + online: a per-CPU group cfs_rq and group entity under
-    /// `parent` (init_tg_cfs_entry: the entity starts at NICE_0_LOAD; spec fair §2.18).
+    /// `parent` (init_tg_cfs_entry: the entity starts at NICE_0_LOAD).
     pub fn create_group(&mut self, spec: &CgroupSpec, parent: TgId, autogroup: bool) -> TgId {
         let tg = self.groups.len();
         let n = self.rqs.len();

@@ -1,4 +1,4 @@
-//! PELT through the hierarchy (spec fair §3.7–§3.9): tg->load_avg with its 1/64 filter,
+//! PELT through the hierarchy (fair.c): tg->load_avg with its 1/64 filter,
 //! propagation of attach/detach/removal into group entities, the frozen PELT clock of a
 //! throttled hierarchy, and blocked-load decay of every group cfs_rq.
 
@@ -20,7 +20,7 @@ fn add_positive(v: &mut u64, d: i64) {
 
 impl Sched {
     /// cfs_rq_clock_pelt: the rq's PELT clock minus the time this hierarchy spent
-    /// throttled; frozen while throttled (spec fair §3.6).
+    /// throttled; frozen while throttled.
     #[inline]
     pub(crate) fn cfs_rq_clock_pelt(&self, cfs: CfsRqId) -> Ns {
         let g = &self.cfs_rqs[cfs].grp;
@@ -38,7 +38,7 @@ impl Sched {
         g.prop_runnable_sum += runnable_sum;
     }
 
-    /// update_tg_load_avg (spec fair §3.7): push this cfs_rq's load into tg->load_avg when
+    /// update_tg_load_avg: push this cfs_rq's load into tg->load_avg when
     /// it moved by more than 1/64 of the last push, at most once per ms.
     pub(crate) fn update_tg_load_avg(&mut self, cfs: CfsRqId) {
         let tg = self.cfs_rqs[cfs].grp.tg;
@@ -58,7 +58,7 @@ impl Sched {
         }
     }
 
-    /// propagate_entity_load_avg (spec fair §3.8): a group entity takes on its cfs_rq's
+    /// propagate_entity_load_avg: a group entity takes on its cfs_rq's
     /// util and runnable, and its load from the accumulated runnable sum.
     pub(crate) fn propagate_entity_load_avg(&mut self, se: EntityId) -> bool {
         let Some(gcfs) = self.entities[se as usize].my_q else {
@@ -119,7 +119,7 @@ impl Sched {
     }
 
     /// update_tg_cfs_load: rebuild the group entity's load_sum from the propagated
-    /// runnable time (spec fair §3.8).
+    /// runnable time.
     fn update_tg_cfs_load(&mut self, cfs: CfsRqId, se: EntityId, gcfs: CfsRqId) {
         let mut runnable_sum = self.cfs_rqs[gcfs].grp.prop_runnable_sum;
         if runnable_sum == 0 {
@@ -155,7 +155,7 @@ impl Sched {
     }
 
     /// __update_blocked_fair for the group cfs_rqs of `cpu`, children before parents
-    /// (the leaf list order, spec fair §3.9). The root is aged by the caller.
+    /// (the leaf_cfs_rq_list order). The root is aged by the caller.
     pub(crate) fn update_blocked_groups(&mut self, cpu: CpuId) {
         for tg in (1..self.groups.len()).rev() {
             let cfs = self.groups[tg].cfs_rq[cpu];

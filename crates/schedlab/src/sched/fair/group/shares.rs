@@ -1,5 +1,5 @@
-//! Group weight: cpu.weight → tg->shares and the per-CPU share of it (spec fair §1.2,
-//! §2.16 update_cfs_group).
+//! Group weight: cpu.weight → tg->shares and the per-CPU share of it (core.c
+//! cpu_weight_write_u64, fair.c calc_group_shares / update_cfs_group).
 
 use super::super::tree::EntityId;
 use super::super::weights::{scale_load, scale_load_down, LoadWeight};
@@ -10,7 +10,7 @@ use crate::sched::{CfsRqId, Sched};
 pub const CGROUP_WEIGHT_MIN: u64 = 1;
 pub const CGROUP_WEIGHT_DFL: u64 = 100;
 pub const CGROUP_WEIGHT_MAX: u64 = 10_000;
-/// MIN_SHARES / MAX_SHARES (unscaled, spec fair §1.2).
+/// MIN_SHARES / MAX_SHARES (unscaled, kernel/sched/sched.h).
 pub const MIN_SHARES: u64 = 2;
 pub const MAX_SHARES: u64 = 1 << 18;
 
@@ -23,7 +23,7 @@ pub fn weight_to_shares(cgrp_weight: u64) -> u64 {
 
 impl Sched {
     /// calc_group_shares: this CPU's part of tg->shares, by its load against the group's
-    /// total (spec fair §2.16).
+    /// total.
     pub(crate) fn calc_group_shares(&self, gcfs: CfsRqId) -> u64 {
         let rq = &self.cfs_rqs[gcfs];
         let tg = &self.groups[rq.grp.tg];
@@ -38,7 +38,7 @@ impl Sched {
     }
 
     /// update_cfs_group: reweight a group entity to its share; skipped while its cfs_rq is
-    /// empty, so an emptied (delayed) group keeps its weight (spec fair §2.16).
+    /// empty, so an emptied (delayed) group keeps its weight.
     pub(crate) fn update_cfs_group(&mut self, se: EntityId) {
         let Some(gcfs) = self.entities[se as usize].my_q else {
             return;
@@ -52,8 +52,8 @@ impl Sched {
         }
     }
 
-    /// reweight_entity for a group entity: the EEVDF part (spec §2.16 steps 1, 3, 5) plus
-    /// the PELT load moved out and back at the new weight (steps 2, 4).
+    /// reweight_entity for a group entity: the EEVDF part plus
+    /// the PELT load moved out and back at the new weight (dequeue_load_avg / enqueue_load_avg).
     fn reweight_group_entity(&mut self, se: EntityId, shares: u64) {
         let cfs = self.entities[se as usize].cfs_rq;
         let w_old = scale_load_down(self.entities[se as usize].load.weight);

@@ -1,6 +1,6 @@
 //! Property test: random task-group hierarchies under random wake / sleep / run / pick /
 //! period-timer operations keep every invariant at every level, and Σ w·lag stays in
-//! (−Σw, 0] on every cfs_rq (spec fair §2.3 at each level of §2.11–§2.12).
+//! (−Σw, 0] on every cfs_rq.
 
 use super::{CgroupSpec, ROOT_TG};
 use crate::machine::presets::smp;

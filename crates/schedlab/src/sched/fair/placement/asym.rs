@@ -1,5 +1,5 @@
 //! Capacity-aware placement on asymmetric machines: asym_fits_cpu and
-//! select_idle_capacity in the newest ([T]) form (spec placement §2.8).
+//! select_idle_capacity in the newest (tip, early 2026) form.
 
 use super::idle_sibling::WakeeUtil;
 use crate::machine::CpuId;

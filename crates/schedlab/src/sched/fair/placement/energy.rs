@@ -1,4 +1,4 @@
-//! find_energy_efficient_cpu: the EAS wake-up path (spec fair §6.6, placement §2.8).
+//! find_energy_efficient_cpu: the EAS wake-up path (fair.c).
 
 use crate::machine::CpuId;
 use crate::sched::energy_model::EnergyEnv;

@@ -1,5 +1,5 @@
 //! select_idle_cpu with the SIS_UTIL budget, select_idle_core, select_idle_smt and the
-//! LLC's has_idle_cores hint (spec placement §2.7).
+//! LLC's has_idle_cores hint (fair.c).
 
 use crate::machine::CpuId;
 use crate::sched::features::Feature;
@@ -79,7 +79,7 @@ impl Sched {
         None
     }
 
-    /// select_idle_smt: an idle sibling of `target` inside `sd` (spec placement §2.7).
+    /// select_idle_smt: an idle sibling of `target` inside `sd`.
     pub(super) fn select_idle_smt(
         &mut self,
         p: TaskId,
@@ -122,7 +122,7 @@ impl Sched {
         }
     }
 
-    /// select_idle_cpu(p, sd_llc, has_idle_core, target) (spec placement §2.7). Only the
+    /// select_idle_cpu(p, sd_llc, has_idle_core, target). Only the
     /// per-CPU scan spends the SIS_UTIL budget; the idle-core search does not.
     pub(super) fn select_idle_cpu(
         &mut self,

@@ -1,5 +1,5 @@
-//! select_idle_sibling (spec placement §2.6) with seed 000's UTIL_FITS_CAPACITY and
-//! SELECT_BIAS_PREV (§2.10).
+//! select_idle_sibling (fair.c) with seed 000's UTIL_FITS_CAPACITY and
+//! SELECT_BIAS_PREV (docs/studies.md, util-fits-capacity).
 
 use crate::machine::CpuId;
 use crate::sched::features::Feature;
@@ -45,7 +45,7 @@ impl Sched {
         }
     }
 
-    /// select_idle_sibling(p, prev, target) (spec placement §2.6). Step 3 (per-CPU kthread
+    /// select_idle_sibling(p, prev, target). Step 3 (per-CPU kthread
     /// stacking) does not arise: the model has no kernel threads.
     pub fn select_idle_sibling(&mut self, p: TaskId, prev: CpuId, target: CpuId) -> CpuId {
         let asym = self.sd.sched_asym_cpucapacity;

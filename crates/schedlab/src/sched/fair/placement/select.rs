@@ -1,4 +1,4 @@
-//! select_task_rq (core) and select_task_rq_fair (spec placement §2.1–§2.2).
+//! select_task_rq (core) and select_task_rq_fair (fair.c).
 
 use crate::machine::CpuId;
 use crate::sched::fair::class::wf;
@@ -23,7 +23,7 @@ fn sd_flag_of(wake_flags: u32) -> SdFlags {
 }
 
 impl Sched {
-    /// select_task_rq (core, spec placement §2.1): ask the class only when the task may
+    /// select_task_rq (core.c): ask the class only when the task may
     /// run on more than one CPU; a result outside the affinity falls back to an allowed
     /// CPU (select_fallback_rq). Scan work is charged to `this_cpu`, the CPU running the
     /// wake-up or fork.
@@ -63,7 +63,7 @@ impl Sched {
             .unwrap_or(cpu)
     }
 
-    /// select_task_rq_fair (spec placement §2.2). `this_cpu` is the waking CPU (the
+    /// select_task_rq_fair. `this_cpu` is the waking CPU (the
     /// parent's CPU for a fork); its current task is the waker.
     pub fn select_task_rq_fair(
         &mut self,

@@ -1,5 +1,5 @@
 //! The fork/exec slow path: sched_balance_find_dst_cpu, _group and _group_cpu (was
-//! find_idlest_*; spec placement §2.9).
+//! find_idlest_*).
 
 use crate::machine::CpuId;
 use crate::sched::fair::balance::classify::{group_classify, GroupType, SgLbStats};
@@ -52,7 +52,7 @@ impl Sched {
         (rq.curr.is_none() || rq.curr == Some(p)) && rq.ttwu_pending == 0
     }
 
-    /// update_sg_wakeup_stats: the group's statistics without p (spec placement §2.9).
+    /// update_sg_wakeup_stats: the group's statistics without p.
     fn update_sg_wakeup_stats(&mut self, sd: DomainId, sg: GroupId, p: TaskId) -> SgLbStats {
         let asym = self.sd.domains[sd]
             .flags
@@ -238,7 +238,7 @@ impl Sched {
         shallowest.unwrap_or(least_loaded)
     }
 
-    /// sched_balance_find_dst_cpu(sd, p, cpu, prev_cpu, sd_flag) (spec placement §2.9):
+    /// sched_balance_find_dst_cpu(sd, p, cpu, prev_cpu, sd_flag):
     /// descend from the highest balancing domain towards the idlest CPU.
     pub(super) fn sched_balance_find_dst_cpu(
         &mut self,
