@@ -8,11 +8,14 @@ pub mod engine;
 pub mod error;
 pub mod experiment;
 pub mod fsutil;
+pub mod ids;
 pub mod machine;
 pub mod metrics;
 pub mod sched;
+pub mod simulation;
 pub mod time;
 pub mod trace;
+pub mod userspace;
 pub mod workload;
 
 pub use error::InputError;

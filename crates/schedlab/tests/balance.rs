@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use schedlab::engine::sim::Simulation;
+use schedlab::simulation::Simulation;
 use schedlab::workload::{Op, Policy, SchedChange, TaskSpec};
 
 /// A hog created on `cpu` only, which then opens its affinity to every CPU: the

@@ -5,8 +5,8 @@
 
 mod common;
 use common::*;
-use schedlab::engine::sim::Simulation;
 use schedlab::sched::TaskState;
+use schedlab::simulation::Simulation;
 
 const A: usize = 0;
 const B: usize = 1;

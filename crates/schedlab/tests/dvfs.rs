@@ -4,11 +4,11 @@
 mod common;
 
 use common::*;
-use schedlab::engine::sim::Simulation;
 use schedlab::experiment::run::{execute, prepare};
 use schedlab::experiment::Scenario;
 use schedlab::machine::pixel6::pixel6;
 use schedlab::sched::cpufreq_schedutil::{map_util_perf, next_freq_for, Governor};
+use schedlab::simulation::Simulation;
 use schedlab::workload::program::TimerSpec;
 use schedlab::workload::{Op, Policy, TaskSpec, TimerMode, Workload};
 

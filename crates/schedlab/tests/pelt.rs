@@ -9,7 +9,7 @@ use schedlab::sched::pelt::{decay_load, update_signal, SchedAvg};
 use schedlab::workload::program::TimerSpec;
 use schedlab::workload::{Op, Policy, Workload};
 
-fn one_task_sim(program: Vec<Op>, secs: u64) -> schedlab::engine::sim::Simulation {
+fn one_task_sim(program: Vec<Op>, secs: u64) -> schedlab::simulation::Simulation {
     let sc = scenario("smp:1", secs);
     let wl = Workload {
         tasks: vec![task("t", 0, Policy::Normal, None, program)],

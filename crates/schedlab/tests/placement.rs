@@ -5,9 +5,9 @@
 mod common;
 
 use common::*;
-use schedlab::engine::sim::Simulation;
 use schedlab::sched::features::Feature;
 use schedlab::sched::TaskId;
+use schedlab::simulation::Simulation;
 use schedlab::workload::{Op, Policy, TaskSpec};
 
 const SLEEPER: &str = "probe";

@@ -5,9 +5,9 @@
 
 mod common;
 use common::*;
-use schedlab::engine::sim::{Simulation, StopReason};
 use schedlab::experiment::run::prepare;
 use schedlab::sched::TaskState;
+use schedlab::simulation::{Simulation, StopReason};
 use schedlab::workload::program::ObjectSpec;
 use schedlab::workload::rtapp::{parse_rtapp, IO_WRITE_SYSCALL_NS, MEM_WRITE_BYTES_PER_US};
 use schedlab::workload::{Op, Workload};

@@ -6,10 +6,10 @@ mod common;
 mod trace_support;
 
 use common::*;
-use schedlab::engine::sim::Simulation;
 use schedlab::experiment::run::prepare;
 use schedlab::experiment::Scenario;
 use schedlab::metrics::RunResult;
+use schedlab::simulation::Simulation;
 use schedlab::trace::run::run_sim_traced;
 use schedlab::trace::select::{parse_events, Precision};
 use schedlab::trace::{TraceConfig, TraceStats};

@@ -12,7 +12,7 @@ use schedlab::workload::{Op, Policy};
 /// 16 ms (util ≈ 16), free to run anywhere. (At 1 ms per 16 ms, util ≈ 64 is half a
 /// little CPU: the energy model then prefers a mid CPU at its lowest OPP, 3882 vs 5460 per
 /// unit of util.)
-fn eas_sim() -> schedlab::engine::sim::Simulation {
+fn eas_sim() -> schedlab::simulation::Simulation {
     let mut sc = scenario("pixel6", 2);
     sc.governor = Governor::Schedutil;
     let small = task(
@@ -70,7 +70,7 @@ fn eas_sends_a_big_task_to_a_cpu_it_fits() {
     let root = s.sched.rqs[prev].cfs;
     // Give the sleeping task a util, and its CPU the blocked util that goes with it (as
     // PELT would have it), so the two stay consistent.
-    let set_util = |s: &mut schedlab::engine::sim::Simulation, u: u64| {
+    let set_util = |s: &mut schedlab::simulation::Simulation, u: u64| {
         let old = s.sched.entities[se].avg.util_avg;
         s.sched.entities[se].avg.util_avg = u;
         s.sched.entities[se].avg.util_est = 0;
@@ -89,7 +89,7 @@ fn eas_sends_a_big_task_to_a_cpu_it_fits() {
 }
 
 /// smp:8, a waker pinned to CPU 0 (running), a sleeping wakee last on CPU 5.
-fn affine_sim(busy_prev: bool) -> schedlab::engine::sim::Simulation {
+fn affine_sim(busy_prev: bool) -> schedlab::simulation::Simulation {
     let sc = scenario("smp:8", 1);
     let waker = hog("waker", 0, Some(vec![0]));
     let wakee = task(

@@ -1,11 +1,8 @@
-//! The discrete-event engine: a totally ordered event queue, seeded RNG streams, and the
-//! run loop that interprets task programs and drives the kernel model.
+//! The discrete-event engine: a totally ordered event queue with per-CPU timer slots, and
+//! seeded RNG streams. The run loop that drives the kernel model and user space sits
+//! above both, in `simulation.rs`.
 
-pub mod exec;
-pub mod objects;
 pub mod queue;
 pub mod rng;
-pub mod sim;
 
 pub use queue::{Event, EventQueue};
-pub use sim::Simulation;

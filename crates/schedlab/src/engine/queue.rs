@@ -6,8 +6,7 @@
 //! keeps the queue small on the hot path. Both heaps share one sequence counter, so the
 //! merged order is still total.
 
-use crate::machine::CpuId;
-use crate::sched::TaskId;
+use crate::ids::{CpuId, TaskId};
 use crate::time::Ns;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -4,9 +4,9 @@
 
 use super::glob::glob_match;
 use super::Scenario;
-use crate::engine::sim::Simulation;
 use crate::error::InputError;
 use crate::sched::fair::group::ROOT_TG;
+use crate::simulation::Simulation;
 
 /// Create the groups and move each task into its group before anything starts.
 pub fn setup_groups(scenario: &Scenario, sim: &mut Simulation) -> Result<(), InputError> {

@@ -2,13 +2,13 @@
 //! turn the final state into the result document.
 
 use super::Scenario;
-use crate::engine::sim::Simulation;
 use crate::error::InputError;
 use crate::machine::presets::machine_from_name;
 use crate::machine::Machine;
 use crate::metrics::latency::WakeupLatencies;
 use crate::metrics::{PerfStat, RootDomainResult, RunResult, ScenarioEcho, SimStats, TaskResult};
 use crate::sched::features::Features;
+use crate::simulation::Simulation;
 use crate::workload::report::RunView;
 use crate::workload::{build_workload_seeded, Workload};
 use std::time::Instant;

@@ -16,7 +16,7 @@ use crate::sched::Policy;
 use crate::sched::PreemptModel;
 use crate::time::Ns;
 
-pub type TaskId = usize;
+pub use crate::ids::TaskId;
 pub type CfsRqId = usize;
 
 /// struct sched_entity (include/linux/sched.h).

@@ -2,11 +2,11 @@
 //! with the tracer attached, and the trace file moved into place only if all went well.
 
 use super::{TraceConfig, TraceStats, Tracer};
-use crate::engine::sim::Simulation;
 use crate::error::InputError;
 use crate::experiment::run::{execute_in_place, prepare, scenario_workload};
 use crate::experiment::Scenario;
 use crate::metrics::RunResult;
+use crate::simulation::Simulation;
 use crate::time::{Ns, NSEC_PER_MSEC};
 
 /// Simulated time of the estimate's pilot run.

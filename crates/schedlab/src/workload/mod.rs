@@ -12,7 +12,7 @@ pub mod schbench;
 pub mod spinner;
 pub mod stress_ng;
 
-pub use crate::engine::exec::Sample;
+pub use crate::userspace::interp::Sample;
 pub use program::{Op, Policy, SchedChange, TaskSpec, TimerMode, Workload};
 
 use crate::error::InputError;

@@ -7,8 +7,8 @@ use super::program::Base;
 use super::schbench::SchbenchReport;
 use super::spinner::SpinnerReport;
 use super::stress_ng::StressWaitReport;
-use crate::engine::exec::Probes;
 use crate::sched::Sched;
+use crate::userspace::interp::Probes;
 use serde::Serialize;
 
 /// What a front end needs to print after the run, with the indices of its tasks, objects,

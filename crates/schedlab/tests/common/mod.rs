@@ -1,10 +1,10 @@
 //! Shared builders for the integration tests.
 #![allow(dead_code)]
 
-use schedlab::engine::sim::Simulation;
 use schedlab::experiment::run::{execute, prepare};
 use schedlab::experiment::{PreemptModel, Scenario};
 use schedlab::metrics::RunResult;
+use schedlab::simulation::Simulation;
 use schedlab::time::{Ns, NSEC_PER_SEC};
 use schedlab::workload::{Op, Policy, TaskSpec, Workload};
 

@@ -2,14 +2,14 @@
 //! interpreter, act on pending reschedules, check invariants, repeat until the time limit
 //! or until every task has exited.
 
-use super::exec::{Interpreter, Step};
-use super::Event;
+use crate::engine::Event;
 use crate::machine::Machine;
 use crate::metrics::latency::WakeupLatencies;
 use crate::sched::features::Features;
 use crate::sched::PreemptModel;
 use crate::sched::{Sched, TaskState};
 use crate::time::{Ns, NSEC_PER_SEC};
+use crate::userspace::{Interpreter, Probes, Step};
 use crate::workload::Workload;
 
 /// Upper bound of a run with no time limit whose tasks never all exit.
@@ -67,7 +67,7 @@ impl Simulation {
     }
 
     /// What the programs counted and logged (`Op::Count`, `Op::Record`).
-    pub fn probes(&self) -> &super::exec::Probes {
+    pub fn probes(&self) -> &Probes {
         &self.interp.probes
     }
 

@@ -2,7 +2,7 @@
 //! turns them into work, sleeps, yields and attribute changes for the kernel model.
 
 use super::objects::{self, ObjState, OpProgress, Outcome, Waker};
-use super::Event;
+use crate::engine::Event;
 use crate::machine::CpuId;
 use crate::sched::{Sched, TaskId, Work};
 use crate::time::Ns;
@@ -414,7 +414,7 @@ impl Interpreter {
         self.spawned += 1;
         sched
             .events
-            .push(sched.now.max(spec.delay_ns), super::Event::TaskStart(child));
+            .push(sched.now.max(spec.delay_ns), Event::TaskStart(child));
         true
     }
 }

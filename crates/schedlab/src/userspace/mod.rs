@@ -1,0 +1,9 @@
+//! User space: the interpreter of task programs (the workload IR) and the kernel objects
+//! programs share — pipes, sockets, futex-style mutexes, wait queues, barriers,
+//! semaphores. It turns ops into work, sleeps and wake-ups for the kernel model, and
+//! never reaches into the model's internals beyond the calls a task makes.
+
+pub mod interp;
+pub mod objects;
+
+pub use interp::{Interpreter, Probes, Sample, Step};
