@@ -10,7 +10,7 @@ use crate::sched::PreemptModel;
 use crate::sched::{Sched, TaskState};
 use crate::time::{Ns, NSEC_PER_SEC};
 use crate::userspace::{Interpreter, Probes, Step};
-use crate::workload::Workload;
+use crate::workload::{ToolReport, Workload};
 
 /// Upper bound of a run with no time limit whose tasks never all exit.
 pub const DEFAULT_CAP_NS: Ns = 3600 * NSEC_PER_SEC;
@@ -33,6 +33,8 @@ impl StopReason {
 pub struct Simulation {
     pub sched: Sched,
     pub workload: Workload,
+    /// What the workloads' tools print after the run (rendered by experiment::run).
+    pub reports: Vec<ToolReport>,
     interp: Interpreter,
     pub events_processed: u64,
     live_tasks: usize,
@@ -60,6 +62,7 @@ impl Simulation {
             sched,
             live_tasks: workload.tasks.len(),
             workload,
+            reports: Vec::new(),
             interp,
             events_processed: 0,
             stop_at: duration.unwrap_or(DEFAULT_CAP_NS),

@@ -178,16 +178,21 @@ fn pipeline_shape_and_options() {
         1,
     )
     .unwrap();
-    let comms: Vec<&str> = w.tasks.iter().map(|t| t.attrs.comm.as_str()).collect();
+    let comms: Vec<&str> = w
+        .workload
+        .tasks
+        .iter()
+        .map(|t| t.attrs.comm.as_str())
+        .collect();
     assert_eq!(
         &comms[..3],
         ["droid.benchmark", "RenderThread", "surfaceflinger"]
     );
     assert_eq!(comms.len(), 3 + 2 + 3);
-    assert_eq!(w.tasks[0].attrs.nice, -5);
-    assert_eq!(w.tasks[1].attrs.uclamp.min, Some(300));
+    assert_eq!(w.workload.tasks[0].attrs.nice, -5);
+    assert_eq!(w.workload.tasks[1].attrs.uclamp.min, Some(300));
     let frames = |t: usize| {
-        w.tasks[t]
+        w.workload.tasks[t]
             .program
             .iter()
             .filter(|op| matches!(op, Op::Run { .. }))
@@ -196,7 +201,7 @@ fn pipeline_shape_and_options() {
     assert_eq!(frames(0), 60);
     assert_eq!(frames(1), 120);
     let off = build_workload_seeded("frames --uclamp-min 0", Path::new("."), 8, 1).unwrap();
-    assert_eq!(off.tasks[0].attrs.uclamp.min, None);
+    assert_eq!(off.workload.tasks[0].attrs.uclamp.min, None);
 }
 
 #[test]

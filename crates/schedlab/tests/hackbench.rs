@@ -7,10 +7,10 @@ use schedlab::experiment::run::{execute, prepare};
 use schedlab::metrics::RunResult;
 use schedlab::workload::hackbench::HackbenchResult;
 use schedlab::workload::report::WorkloadSection;
-use schedlab::workload::{build_workload_on, Workload};
+use schedlab::workload::{build_workload_on, Compiled};
 use std::path::Path;
 
-fn build(cmd: &str) -> Workload {
+fn build(cmd: &str) -> Compiled {
     build_workload_on(cmd, Path::new("."), 2).unwrap()
 }
 
@@ -79,17 +79,17 @@ fn header_matches_the_real_tool_on_smp2() {
     );
     // Defaults: process mode, 10 groups, 20 fds, 100 loops, 100 bytes.
     let w = build("hackbench");
-    assert_eq!(w.tasks.len(), 401);
+    assert_eq!(w.workload.tasks.len(), 401);
 }
 
 #[test]
 fn thread_and_process_modes_differ_only_where_the_tool_does() {
     let t = build("hackbench -g 2 -f 3 -T -p -l 10");
     let p = build("hackbench -g 2 -f 3 -P -p -l 10");
-    assert_eq!(t.tasks.len(), p.tasks.len());
+    assert_eq!(t.workload.tasks.len(), p.workload.tasks.len());
     // Workers run the same traffic; only the exit notification (join futex vs the
     // parent's wait) and the creation cost differ.
-    for (a, b) in t.tasks.iter().zip(&p.tasks).skip(1) {
+    for (a, b) in t.workload.tasks.iter().zip(&p.workload.tasks).skip(1) {
         let n = a.program.len();
         assert_eq!(n, b.program.len());
         // Same op sequence (object numbers differ: thread mode adds join futexes).
@@ -142,7 +142,7 @@ fn perf_bench_messaging_prints_its_own_format() {
     let re = regex::Regex::new(r"^     Total time: \d+\.\d{3} \[sec\]$").unwrap();
     assert!(re.is_match(lines[4]), "{:?}", lines[4]);
     let p = build("perf-bench-messaging");
-    assert_eq!(p.tasks.len(), 401);
+    assert_eq!(p.workload.tasks.len(), 401);
 }
 
 #[test]

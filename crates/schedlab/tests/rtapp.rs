@@ -532,7 +532,11 @@ fn example_two_hogs_split_cpu0_evenly() {
 fn example_periodic_tasks_get_every_activation() {
     let path = repo_root().join("examples/periodic.json");
     let w = build_workload("rtapp periodic.json", path.parent().unwrap()).unwrap();
-    assert_eq!(w.timers.len(), 4, "one unique timer per periodic thread");
+    assert_eq!(
+        w.workload.timers.len(),
+        4,
+        "one unique timer per periodic thread"
+    );
     let sc = scenario("smp:1", 5);
     let sim = prepare(&sc, w).unwrap();
     let r = execute(&sc, sim, Some(1));

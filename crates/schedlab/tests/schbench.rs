@@ -10,10 +10,10 @@ use schedlab::machine::Costs;
 use schedlab::metrics::RunResult;
 use schedlab::workload::report::WorkloadSection;
 use schedlab::workload::schbench::SchbenchResult;
-use schedlab::workload::{build_workload_on, Workload};
+use schedlab::workload::{build_workload_on, Compiled, Workload};
 use std::path::Path;
 
-fn build(cmd: &str, nr_cpus: usize) -> Workload {
+fn build(cmd: &str, nr_cpus: usize) -> Compiled {
     build_workload_on(cmd, Path::new("."), nr_cpus).unwrap()
 }
 

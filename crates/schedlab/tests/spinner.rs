@@ -11,7 +11,7 @@ use std::path::Path;
 
 fn run_cmds(machine: &str, secs: u64, cmds: &[&str]) -> RunResult {
     let sc = scenario(machine, secs);
-    let mut wl = schedlab::workload::Workload::default();
+    let mut wl = schedlab::workload::Compiled::default();
     for c in cmds {
         wl.merge(build_workload_on(c, Path::new("."), 8).unwrap());
     }
@@ -32,8 +32,8 @@ fn spinner_compiles_to_sleep_then_work_under_the_policy() {
         8,
     )
     .unwrap();
-    assert_eq!(w.tasks.len(), 3);
-    for t in &w.tasks {
+    assert_eq!(w.workload.tasks.len(), 3);
+    for t in &w.workload.tasks {
         assert_eq!(t.attrs.policy, Policy::Idle);
         assert_eq!(
             t.program,
@@ -97,8 +97,8 @@ fn stress_ng_wait_counts_bogo_ops() {
     assert!(s.output.contains("stress-ng: metrc:"), "{}", s.output);
     // --wait 0: one instance per CPU.
     let w = build_workload_on("stress-ng --wait 0 -t 5s", Path::new("."), 8).unwrap();
-    assert_eq!(w.tasks.len(), 24);
-    assert_eq!(w.duration_ns, Some(5_000_000_000));
+    assert_eq!(w.workload.tasks.len(), 24);
+    assert_eq!(w.workload.duration_ns, Some(5_000_000_000));
 }
 
 #[test]

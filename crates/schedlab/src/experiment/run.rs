@@ -10,7 +10,7 @@ use crate::metrics::{PerfStat, RootDomainResult, RunResult, ScenarioEcho, SimSta
 use crate::sched::features::Features;
 use crate::simulation::Simulation;
 use crate::workload::report::RunView;
-use crate::workload::{build_workload_seeded, Workload};
+use crate::workload::{build_workload_seeded, Compiled};
 use std::time::Instant;
 
 /// Build the workload from the scenario's `-w` arguments and run it.
@@ -20,7 +20,7 @@ pub fn run_scenario(scenario: &Scenario) -> Result<RunResult, InputError> {
 }
 
 /// Check the scenario's settings and build its workload from the `-w` arguments.
-pub fn scenario_workload(scenario: &Scenario) -> Result<Workload, InputError> {
+pub fn scenario_workload(scenario: &Scenario) -> Result<Compiled, InputError> {
     // Settings first: a typo in a feature name is reported before any workload file is read.
     check_settings(scenario)?;
     if scenario.workloads.is_empty() {
@@ -28,7 +28,7 @@ pub fn scenario_workload(scenario: &Scenario) -> Result<Workload, InputError> {
             .with_fix("add -w 'rtapp FILE.json' or a `workloads` list in the scenario file"));
     }
     let nr_cpus = machine_from_name(&scenario.machine)?.nr_cpus();
-    let mut workload = Workload::default();
+    let mut workload = Compiled::default();
     for w in &scenario.workloads {
         workload.merge(build_workload_seeded(
             w,
@@ -41,13 +41,19 @@ pub fn scenario_workload(scenario: &Scenario) -> Result<Workload, InputError> {
 }
 
 /// Run an already-built workload under the scenario's machine, features and knobs.
-pub fn run_workload(scenario: &Scenario, workload: Workload) -> Result<RunResult, InputError> {
+pub fn run_workload(
+    scenario: &Scenario,
+    workload: impl Into<Compiled>,
+) -> Result<RunResult, InputError> {
     let sim = prepare(scenario, workload)?;
     Ok(execute(scenario, sim, None))
 }
 
 /// Validate the scenario and set up the simulation without running it.
-pub fn prepare(scenario: &Scenario, workload: Workload) -> Result<Simulation, InputError> {
+pub fn prepare(
+    scenario: &Scenario,
+    workload: impl Into<Compiled>,
+) -> Result<Simulation, InputError> {
     prepare_on(scenario, machine_from_name(&scenario.machine)?, workload)
 }
 
@@ -56,8 +62,9 @@ pub fn prepare(scenario: &Scenario, workload: Workload) -> Result<Simulation, In
 pub fn prepare_on(
     scenario: &Scenario,
     machine: Machine,
-    workload: Workload,
+    workload: impl Into<Compiled>,
 ) -> Result<Simulation, InputError> {
+    let Compiled { workload, reports } = workload.into();
     let features = check_knobs(scenario)?;
     let n = machine.nr_cpus();
     for t in workload
@@ -106,6 +113,7 @@ pub fn prepare_on(
         duration,
     )
     .map_err(|e| InputError::new("workload", e))?;
+    sim.reports = reports;
     sim.sched.cfg.pelt_lshift = lshift;
     sim.sched.work_noise = scenario.noise.work_noise(scenario.seed);
     sim.sched.lb.seed(scenario.seed);
@@ -218,16 +226,11 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
     let task_clock_ns: u64 = tasks.iter().map(|t| t.cpu_time_ns).sum();
     let (cpus, energy) = super::collect_cpus::cpu_results(s);
     let view = RunView {
-        sched: s,
+        tasks: &tasks,
         probes: sim.probes(),
         end_ns: time_ns,
     };
-    let workloads = sim
-        .workload
-        .reports
-        .iter()
-        .map(|r| r.render(&view))
-        .collect();
+    let workloads = sim.reports.iter().map(|r| r.render(&view)).collect();
     RunResult {
         scenario: ScenarioEcho {
             machine: s.machine.name.clone(),

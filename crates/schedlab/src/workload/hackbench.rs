@@ -13,7 +13,7 @@
 use super::cmdline::{self, flag, value, OptSpec, Parsed};
 use super::program::{Base, ObjectSpec, Since};
 use super::report::{RunView, ToolReport, WorkloadSection};
-use super::{Op, TaskSpec, Workload};
+use super::{Compiled, Op, TaskSpec, Workload};
 use crate::error::InputError;
 use crate::time::Ns;
 use serde::Serialize;
@@ -150,7 +150,7 @@ fn last_mode(p: &Parsed) -> bool {
 /// Compile the run into tasks. Task 0 is main, then per group its receivers and senders
 /// (creation order); counter `g*fds + r` counts receiver r's messages; log 0 holds the
 /// one GO → reaped interval.
-pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Workload, InputError> {
+pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Compiled, InputError> {
     let Params {
         groups,
         fds,
@@ -311,20 +311,22 @@ pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Workload,
             tasks.push(task(create * (worker as u64 + 1), prog));
         }
     }
-    Ok(Workload {
-        tasks,
-        objects,
-        counters: (0..g * f)
-            .map(|i| format!("{comm}.g{}.r{}.messages", i / f, i % f))
-            .collect(),
-        logs: vec![format!("{comm}.time")],
+    Ok(Compiled {
+        workload: Workload {
+            tasks,
+            objects,
+            counters: (0..g * f)
+                .map(|i| format!("{comm}.g{}.r{}.messages", i / f, i % f))
+                .collect(),
+            logs: vec![format!("{comm}.time")],
+            ..Workload::default()
+        },
         reports: vec![ToolReport::Hackbench(HackbenchReport {
             base: Base::default(),
             flavor,
             command: command.to_string(),
             params: params.clone(),
         })],
-        ..Workload::default()
     })
 }
 

@@ -14,9 +14,40 @@ pub mod stress_ng;
 
 pub use crate::userspace::interp::Sample;
 pub use program::{Op, Policy, SchedChange, TaskSpec, TimerMode, Workload};
+pub use report::ToolReport;
 
 use crate::error::InputError;
 use std::path::Path;
+
+/// What a front end builds: the task programs, and what the tool prints after the run
+/// (its reports read the run's per-task results and the programs' probes).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Compiled {
+    pub workload: Workload,
+    pub reports: Vec<ToolReport>,
+}
+
+impl Compiled {
+    /// Merge another front end's output (several `-w` flags): see [`Workload::merge`].
+    pub fn merge(&mut self, other: impl Into<Compiled>) {
+        let other = other.into();
+        let base = self.workload.merge(other.workload);
+        for mut r in other.reports {
+            r.shift(&base);
+            self.reports.push(r);
+        }
+    }
+}
+
+/// A hand-built workload has no tool printout.
+impl From<Workload> for Compiled {
+    fn from(workload: Workload) -> Self {
+        Compiled {
+            workload,
+            reports: Vec::new(),
+        }
+    }
+}
 
 /// Front ends accepted by `-w 'FRONTEND ARGS…'`, for error messages.
 pub const FRONTENDS: &[&str] = &[
@@ -32,7 +63,7 @@ pub const FRONTENDS: &[&str] = &[
 /// Build a workload from a `-w` argument such as `rtapp examples/two-hogs.json`, for
 /// front ends that do not depend on the machine (schbench's default worker count and
 /// stress-ng's `--wait 0` take 1 CPU here; use [`build_workload_on`]).
-pub fn build_workload(spec: &str, base_dir: &Path) -> Result<Workload, InputError> {
+pub fn build_workload(spec: &str, base_dir: &Path) -> Result<Compiled, InputError> {
     build_workload_on(spec, base_dir, 1)
 }
 
@@ -44,7 +75,7 @@ pub fn build_workload_on(
     spec: &str,
     base_dir: &Path,
     nr_cpus: usize,
-) -> Result<Workload, InputError> {
+) -> Result<Compiled, InputError> {
     build_workload_seeded(spec, base_dir, nr_cpus, 0)
 }
 
@@ -55,7 +86,7 @@ pub fn build_workload_seeded(
     base_dir: &Path,
     nr_cpus: usize,
     seed: u64,
-) -> Result<Workload, InputError> {
+) -> Result<Compiled, InputError> {
     let origin = format!("workload '{spec}'");
     let all = cmdline::split_words(spec)
         .map_err(|e| InputError::new(&origin, e).with_fix("balance the quotes"))?;
@@ -93,7 +124,7 @@ pub fn build_workload_seeded(
                 InputError::new(path.display().to_string(), format!("cannot read: {e}"))
                     .with_fix("check the path; relative paths start at the scenario's folder")
             })?;
-            rtapp::parse_rtapp(&text, &path.display().to_string())
+            rtapp::parse_rtapp(&text, &path.display().to_string()).map(Compiled::from)
         }
         Some(other) => Err(InputError::new(
             &origin,

@@ -5,8 +5,6 @@ use crate::machine::CpuId;
 pub use crate::sched::{Policy, SchedChange, TaskAttrs, UclampReq};
 use crate::time::Ns;
 
-pub use super::report::ToolReport;
-
 /// Index offsets of one workload merged after others: its task, object, counter and log
 /// indices all move up by these.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -300,8 +298,6 @@ pub struct Workload {
     pub counters: Vec<String>,
     /// Names of the sample logs `Op::Record` appends to.
     pub logs: Vec<String>,
-    /// What each benchmark front end prints and reports after the run.
-    pub reports: Vec<ToolReport>,
     /// Tasks that `Op::Fork` creates at run time, indexed by the op's `template`.
     pub templates: Vec<TaskTemplate>,
     /// Task index → cgroup path, for tasks a front end puts in a group (rt-app
@@ -320,8 +316,8 @@ impl Workload {
 
     /// Merge another workload into this one (several `-w` flags): tasks append, timer
     /// indices are shifted, the shorter declared duration wins; the merged tasks start a
-    /// new session.
-    pub fn merge(&mut self, other: Workload) {
+    /// new session. Returns the offsets the other workload's indices moved by.
+    pub fn merge(&mut self, other: Workload) -> Base {
         let shift = self.timers.len();
         let base = Base {
             task: self.tasks.len(),
@@ -373,14 +369,11 @@ impl Workload {
             t.index_base += base.task;
             self.templates.push(t);
         }
-        for mut r in other.reports {
-            r.shift(&base);
-            self.reports.push(r);
-        }
         self.duration_ns = match (self.duration_ns, other.duration_ns) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        base
     }
 
     /// Every program: the tasks' and the fork templates'.

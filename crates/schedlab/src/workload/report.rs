@@ -7,8 +7,8 @@ use super::program::Base;
 use super::schbench::SchbenchReport;
 use super::spinner::SpinnerReport;
 use super::stress_ng::StressWaitReport;
-use crate::sched::Sched;
-use crate::userspace::interp::Probes;
+use crate::metrics::TaskResult;
+use crate::userspace::Probes;
 use serde::Serialize;
 
 /// What a front end needs to print after the run, with the indices of its tasks, objects,
@@ -47,7 +47,8 @@ impl ToolReport {
 
 /// The finished run as the reports see it.
 pub struct RunView<'a> {
-    pub sched: &'a Sched,
+    /// Per-task results, by task id.
+    pub tasks: &'a [TaskResult],
     pub probes: &'a Probes,
     /// Simulated time at the end of the run, ns.
     pub end_ns: u64,

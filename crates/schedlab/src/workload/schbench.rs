@@ -17,7 +17,7 @@ use super::cmdline::{self, flag, long_value, value, OptSpec, Parsed};
 use super::plat_hist::{PctRow, PlatHist};
 use super::program::{Base, ObjectSpec, Since, TimerSpec};
 use super::report::{RunView, ToolReport, WorkloadSection};
-use super::{Op, TaskSpec, TimerMode, Workload};
+use super::{Compiled, Op, TaskSpec, TimerMode, Workload};
 use crate::error::InputError;
 use crate::machine::cpulist::parse_cpulist;
 use crate::time::{Ns, NSEC_PER_SEC};
@@ -202,7 +202,7 @@ const LOG_WAKEUP: usize = 0;
 const LOG_REQUEST: usize = 1;
 
 /// Compile into tasks: main (task 0), then per message thread its thread and workers.
-pub fn build(p: &Params, command: &str, nr_cpus: usize) -> Result<Workload, InputError> {
+pub fn build(p: &Params, command: &str, nr_cpus: usize) -> Result<Compiled, InputError> {
     let (m, w) = (p.message_threads, p.workers);
     let work = request_work_ns(p);
     let memset = |bytes: u64| bytes * 1000 / MEMSET_BYTES_PER_US;
@@ -312,18 +312,20 @@ pub fn build(p: &Params, command: &str, nr_cpus: usize) -> Result<Workload, Inpu
             tasks.push(task("schbench-worker", p.worker_cpus.clone(), delay, prog));
         }
     }
-    Ok(Workload {
-        tasks,
-        timers,
-        objects,
-        duration_ns: (p.runtime_s > 0).then(|| p.runtime_s * NSEC_PER_SEC),
-        logs: vec!["schbench.wakeup".into(), "schbench.request".into()],
+    Ok(Compiled {
+        workload: Workload {
+            tasks,
+            timers,
+            objects,
+            duration_ns: (p.runtime_s > 0).then(|| p.runtime_s * NSEC_PER_SEC),
+            logs: vec!["schbench.wakeup".into(), "schbench.request".into()],
+            ..Workload::default()
+        },
         reports: vec![ToolReport::Schbench(SchbenchReport {
             base: Base::default(),
             command: command.to_string(),
             params: p.clone(),
         })],
-        ..Workload::default()
     })
 }
 
@@ -587,8 +589,8 @@ impl SchbenchReport {
     fn sched_delay(&self, run: &RunView) -> (u64, u64) {
         let p = &self.params;
         let per_task = |id: usize| {
-            let t = &run.sched.tasks[id];
-            t.wait_sum / (t.nvcsw + t.nivcsw).max(1)
+            let t = &run.tasks[id];
+            t.wait_time_ns / t.nr_switches.max(1)
         };
         let (mut msg, mut wrk) = (0, 0);
         for mi in 0..p.message_threads {

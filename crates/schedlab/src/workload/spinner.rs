@@ -8,7 +8,7 @@
 use super::cmdline::{self, long_value, value, OptSpec};
 use super::program::Base;
 use super::report::{RunView, ToolReport, WorkloadSection};
-use super::{Op, Policy, TaskSpec, Workload};
+use super::{Compiled, Op, Policy, TaskSpec, Workload};
 use crate::error::InputError;
 use crate::time::Ns;
 use serde::Serialize;
@@ -90,7 +90,7 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
     Ok(params)
 }
 
-pub fn build(p: &Params, command: &str) -> Workload {
+pub fn build(p: &Params, command: &str) -> Compiled {
     let mut body = vec![Op::LoopBegin { count: None }];
     if p.sleep_ns + p.slack_ns > 0 {
         body.push(Op::Sleep {
@@ -110,15 +110,17 @@ pub fn build(p: &Params, command: &str) -> Workload {
                 .delay(p.spread_ns * i as u64 / p.tasks as u64)
         })
         .collect();
-    Workload {
-        tasks,
-        counters: vec!["spinner.loops".into()],
+    Compiled {
+        workload: Workload {
+            tasks,
+            counters: vec!["spinner.loops".into()],
+            ..Workload::default()
+        },
         reports: vec![ToolReport::Spinner(SpinnerReport {
             base: Base::default(),
             command: command.to_string(),
             tasks: p.tasks,
         })],
-        ..Workload::default()
     }
 }
 
@@ -145,10 +147,7 @@ impl SpinnerReport {
     pub fn render(&self, run: &RunView) -> WorkloadSection {
         let first = self.base.task;
         let cpu_time_ns = (first..first + self.tasks)
-            .map(|id| {
-                let se = run.sched.tasks[id].se as usize;
-                run.sched.entities[se].sum_exec_runtime
-            })
+            .map(|id| run.tasks[id].cpu_time_ns)
             .sum();
         WorkloadSection::Spinner(SpinnerResult {
             command: self.command.clone(),

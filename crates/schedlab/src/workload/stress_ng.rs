@@ -9,7 +9,7 @@
 use super::cmdline::{self, flag, long_value, value, OptSpec};
 use super::program::{Base, ObjectSpec};
 use super::report::{RunView, ToolReport, WorkloadSection};
-use super::{Op, TaskSpec, Workload};
+use super::{Compiled, Op, TaskSpec, Workload};
 use crate::error::InputError;
 use crate::time::{Ns, NSEC_PER_SEC};
 use serde::Serialize;
@@ -63,7 +63,7 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
     })
 }
 
-pub fn build(p: &Params, command: &str) -> Workload {
+pub fn build(p: &Params, command: &str) -> Compiled {
     let task = |comm: &str, program: Vec<Op>| TaskSpec::new(comm.to_string(), program);
     let mut tasks = Vec::new();
     let mut objects = Vec::new();
@@ -115,19 +115,21 @@ pub fn build(p: &Params, command: &str) -> Workload {
             ]),
         ));
     }
-    Workload {
-        tasks,
-        objects,
-        duration_ns: p.timeout_ns,
-        counters: (0..p.instances)
-            .map(|i| format!("stress-ng.wait{i}.bogo"))
-            .collect(),
+    Compiled {
+        workload: Workload {
+            tasks,
+            objects,
+            duration_ns: p.timeout_ns,
+            counters: (0..p.instances)
+                .map(|i| format!("stress-ng.wait{i}.bogo"))
+                .collect(),
+            ..Workload::default()
+        },
         reports: vec![ToolReport::StressWait(StressWaitReport {
             base: Base::default(),
             command: command.to_string(),
             params: p.clone(),
         })],
-        ..Workload::default()
     }
 }
 
@@ -156,11 +158,11 @@ impl StressWaitReport {
         let bogo: u64 = run.probes.counters[c..c + p.instances].iter().sum();
         let first = self.base.task;
         let cpu: u64 = (first..first + 3 * p.instances)
-            .map(|id| run.sched.entities[run.sched.tasks[id].se as usize].sum_exec_runtime)
+            .map(|id| run.tasks[id].cpu_time_ns)
             .sum();
         let secs = run.end_ns as f64 / NSEC_PER_SEC as f64;
         let rate = if secs > 0.0 { bogo as f64 / secs } else { 0.0 };
-        let pid = run.sched.tasks.get(first).map_or(0, |t| t.pid);
+        let pid = run.tasks.get(first).map_or(0, |t| t.pid);
         let mut out = format!(
             "stress-ng: info:  [{pid}] dispatching hogs: {} wait\n",
             p.instances

@@ -17,7 +17,7 @@ pub mod report;
 use super::cmdline::{self, flag, long_value, value, OptSpec};
 use super::program::{Base, ObjectSpec, Since, TimerSpec};
 use super::report::ToolReport;
-use super::{Op, TaskSpec, TimerMode, Workload};
+use super::{Compiled, Op, TaskSpec, TimerMode, Workload};
 use crate::engine::rng::stream;
 use crate::error::InputError;
 use crate::time::Ns;
@@ -199,7 +199,7 @@ const SYSTEM_COMMS: &[&str] = &[
 
 /// Compile into tasks: UI thread, RenderThread, surfaceflinger, app threads, system
 /// threads. `seed` draws the per-frame work and the background activity.
-pub fn build(p: &Params, command: &str, seed: u64) -> Workload {
+pub fn build(p: &Params, command: &str, seed: u64) -> Compiled {
     let interval = model::frame_interval_ns(p.refresh_hz);
     let layout = model::lay_out(&p.episodes, interval);
     let total_slots: u64 = layout.iter().map(|e| e.slots).sum();
@@ -252,20 +252,23 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Workload {
         );
         tasks.push(task(SYSTEM_COMMS[i % SYSTEM_COMMS.len()], None, prog));
     }
-    Workload {
-        tasks,
-        timers: (0..nr_timers)
-            .map(|i| TimerSpec {
-                name: format!("frames.vsync{i}"),
-            })
-            .collect(),
-        objects,
-        // One more vsync so the last frame can complete.
-        duration_ns: Some((total_slots + 1) * interval),
-        logs: ["vsync", "sync", "issue", "done"]
-            .iter()
-            .map(|s| format!("frames.{s}"))
-            .collect(),
+    Compiled {
+        workload: Workload {
+            tasks,
+            timers: (0..nr_timers)
+                .map(|i| TimerSpec {
+                    name: format!("frames.vsync{i}"),
+                })
+                .collect(),
+            objects,
+            // One more vsync so the last frame can complete.
+            duration_ns: Some((total_slots + 1) * interval),
+            logs: ["vsync", "sync", "issue", "done"]
+                .iter()
+                .map(|s| format!("frames.{s}"))
+                .collect(),
+            ..Workload::default()
+        },
         reports: vec![ToolReport::Frames(Box::new(FramesReport {
             base: Base::default(),
             command: command.to_string(),
@@ -275,7 +278,6 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Workload {
             frame_episode: frames.iter().map(|f| f.episode).collect(),
             app: p.app.clone(),
         }))],
-        ..Workload::default()
     }
 }
 

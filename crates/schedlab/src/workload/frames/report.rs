@@ -157,7 +157,7 @@ impl FramesReport {
             jank_types: types.clone(),
             histogram: hist.entries().into_iter().filter(|e| e.1 > 0).collect(),
         };
-        let pid = run.sched.tasks[self.base.task].pid;
+        let pid = run.tasks[self.base.task].pid;
         let mut out = format!(
             "Mean: {:?} JankP: {:?} StdDev: {:?} Count Bad: {} Count Jank: {}\n",
             jb.bad_mean_ms, jb.jank_pct, jb.bad_std_dev_ms, jb.bad_frames, jb.jank_frames
