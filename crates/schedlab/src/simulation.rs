@@ -109,7 +109,7 @@ impl Simulation {
             self.sched.now = at;
             self.dispatch(ev);
             self.sched.process_resched();
-            self.sched.flush_deferred_costs();
+            self.sched.settle_deferred_stalls();
             self.events_processed += 1;
             if self.events_processed.is_multiple_of(every) {
                 self.sched.check_invariants();

@@ -35,7 +35,7 @@ pub fn cpu_results(s: &Sched) -> (Vec<CpuResult>, EnergyResult) {
                 busy_ns: time_ns - rq.idle_ns.min(time_ns),
                 idle_ns: rq.idle_ns.min(time_ns),
                 nr_switches: rq.nr_switches,
-                sched_overhead_ns: rq.sched_overhead_ns,
+                sched_overhead_ns: s.overhead.cpu_ns[rq.cpu],
                 energy_mj: round6(energy as f64 / UW_NS_PER_MJ),
                 freq_residency: d
                     .opps

@@ -2,7 +2,7 @@
 //! from the run's seed (docs/scenario.md).
 
 use crate::engine::rng::stream;
-use crate::sched::noise::WorkNoise;
+use crate::sched::sim::noise::WorkNoise;
 use crate::time::Ns;
 use crate::workload::Workload;
 use rand_core::RngCore;

@@ -303,12 +303,12 @@ fn sched_profile(
     s: &crate::sched::Sched,
     time_ns: u64,
 ) -> Vec<crate::metrics::results::ProfileEntry> {
-    use crate::sched::profile::SchedFn;
+    use crate::sched::sim::overhead::SchedFn;
     let total = (time_ns as f64) * s.machine.nr_cpus() as f64;
     let mut v: Vec<_> = SchedFn::ALL
         .iter()
         .map(|f| {
-            let ns = s.profile.ns[*f as usize];
+            let ns = s.overhead.ns[*f as usize];
             crate::metrics::results::ProfileEntry {
                 function: f.name().to_string(),
                 ns,

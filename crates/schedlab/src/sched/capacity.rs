@@ -1,10 +1,11 @@
 //! CPU capacity, fitting and the root domain's overutilized state (kernel/sched/fair.c).
 
 use super::features::Feature;
-use super::shared_line::SharedLine;
+use super::sim::shared_line::SharedLine;
 use super::uclamp::UclampId;
 use super::Sched;
 use crate::machine::CpuId;
+use crate::sched::sim::overhead::Stall;
 
 /// fits_capacity: util < 80% of max (`cap · 1280 < max · 1024`).
 pub fn fits_capacity(cap: u64, max: u64) -> bool {
@@ -149,7 +150,7 @@ impl Sched {
         let ns = self.rd.line.read(&self.machine, cpu, self.now);
         self.rd.overutilized_reads += 1;
         self.rd.overutilized_line_misses += self.rd.line.misses - misses;
-        self.defer_sched_cost(cpu, ns);
+        self.charge_sched_time(cpu, ns, Stall::Deferred);
         self.rd.overutilized
     }
 
@@ -157,13 +158,13 @@ impl Sched {
         let ns = self.rd.line.write(&self.machine, cpu, self.now);
         self.rd.overutilized_writes += 1;
         self.rd.overutilized = v;
-        self.defer_sched_cost(cpu, ns);
+        self.charge_sched_time(cpu, ns, Stall::Deferred);
     }
 
     /// READ_ONCE(rd->overloaded) on `cpu` (same line as overutilized).
     pub(crate) fn rd_read_overloaded(&mut self, cpu: CpuId) -> bool {
         let ns = self.rd.line.read(&self.machine, cpu, self.now);
-        self.defer_sched_cost(cpu, ns);
+        self.charge_sched_time(cpu, ns, Stall::Deferred);
         self.rd.overloaded
     }
 
@@ -171,7 +172,7 @@ impl Sched {
     pub(crate) fn rd_write_overloaded(&mut self, cpu: CpuId, v: bool) {
         let ns = self.rd.line.write(&self.machine, cpu, self.now);
         self.rd.overloaded = v;
-        self.defer_sched_cost(cpu, ns);
+        self.charge_sched_time(cpu, ns, Stall::Deferred);
     }
 }
 

@@ -5,6 +5,7 @@
 use super::fair::class::wf;
 use super::fair::weights::LoadWeight;
 use super::fair::{dequeue, enqueue};
+use super::sim::overhead::{SchedFn, Stall};
 use super::{
     base_slice_for, CfsRq, Rq, Sched, SchedConfig, SchedEntity, Task, TaskId, TaskState, Work,
 };
@@ -40,7 +41,6 @@ impl Sched {
                 avg_hw: Default::default(),
                 avg_irq: Default::default(),
                 idle_calls: 0,
-                sched_overhead_ns: 0,
                 uclamp: Default::default(),
                 meter: Default::default(),
                 lb: Default::default(),
@@ -69,7 +69,7 @@ impl Sched {
             smt_mask: Vec::new(),
             placement_visits: 0,
             placement: Default::default(),
-            profile: Default::default(),
+            overhead: super::sim::overhead::SchedOverhead::new(n),
             sd_shared_lines: Vec::new(),
             work_noise: None,
             cpufreq: Default::default(),
@@ -240,10 +240,9 @@ impl Sched {
         self.trace_sched_waking(p, waking_cpu);
         // The wake-up path runs on the waking CPU (docs/model.md, Hardware costs).
         let cost = self.machine.costs.sched_wakeup_ns;
-        let prev_fn = self.enter_fn(super::profile::SchedFn::TryToWakeUp);
-        self.profile_add(cost);
-        self.leave_fn(prev_fn);
-        self.charge_sched_cost(waking_cpu, cost);
+        self.in_sched_fn(SchedFn::TryToWakeUp, |s| {
+            s.charge_sched_time(waking_cpu, cost, Stall::Now)
+        });
         self.tasks[p].wakeup_at = Some(self.now);
         if self.tasks[p].on_rq {
             // ttwu_runnable: still queued (delayed dequeue); wakes where it is.
@@ -300,17 +299,6 @@ impl Sched {
         } else {
             rq.ttwu_pending += 1;
             self.events.push(at, Event::WakeArrive { task: p, cpu });
-        }
-    }
-
-    /// Exit latency of the idle state an idle CPU is in: the deepest its idle period so far
-    /// justifies (docs/model.md, Frequency, energy and governors), or the machine's flat cost.
-    fn idle_exit_latency(&self, cpu: CpuId) -> Ns {
-        let since = self.rqs[cpu].idle_since.unwrap_or(self.now);
-        let d = &self.machine.freq_domains[self.machine.cpus[cpu].freq_domain];
-        match self.idle_state_for(cpu, self.now - since) {
-            Some(state) => d.idle_states[state].exit_latency_ns,
-            None => self.machine.costs.idle_exit_ns,
         }
     }
 
@@ -392,7 +380,7 @@ impl Sched {
         }
         let next = self.pick_next_task_fair(cpu, prev);
         if next == prev {
-            self.flush_balance_cost(cpu);
+            self.settle_deferred_stall(cpu);
             return;
         }
         // A real switch: the slice timer starts over for the next task.
@@ -412,7 +400,7 @@ impl Sched {
         }
         self.trace_sched_switch(cpu, prev, next, preempt);
         self.context_switch(cpu, prev, next);
-        self.flush_balance_cost(cpu);
+        self.settle_deferred_stall(cpu);
     }
 
     /// context_switch: settle prev's progress, start next's (after the switch cost), and
@@ -486,39 +474,6 @@ impl Sched {
         if busy_changes {
             self.rearm_siblings(cpu);
         }
-    }
-
-    /// Deduct the work done since the task started progressing. The pending completion
-    /// event is left armed: every caller re-arms it (`arm_work` replaces the slot) or
-    /// switches the CPU, which re-arms or cancels it — one heap operation instead of two.
-    pub(crate) fn settle_progress(&mut self, cpu: CpuId) {
-        let rq = &mut self.rqs[cpu];
-        let Some(p) = rq.curr else {
-            return;
-        };
-        let elapsed = self.now.saturating_sub(rq.progress_start);
-        rq.progress_start = rq.progress_start.max(self.now);
-        if let Work::Reference(left) = self.tasks[p].work {
-            let done = elapsed * self.cpu_speed(cpu) / 1024;
-            self.tasks[p].work = Work::Reference(left.saturating_sub(done));
-        }
-    }
-
-    /// (Re-)arm the completion event of the running task's current work.
-    pub(crate) fn arm_work(&mut self, cpu: CpuId) {
-        let Some(p) = self.rqs[cpu].curr else {
-            return;
-        };
-        let from = self.rqs[cpu].progress_start.max(self.now);
-        let at = match self.tasks[p].work {
-            Work::None => from,
-            Work::Reference(left) => {
-                let speed = self.cpu_speed(cpu).max(1);
-                from + (left * 1024).div_ceil(speed)
-            }
-            Work::Until(t) => t.max(from),
-        };
-        self.events.arm(cpu, CpuTimer::Work, at);
     }
 
     // ---- what the running task asks for (the engine calls these) -----------------------

@@ -8,7 +8,7 @@ use super::fair::tree::{EntityId, EntityTree};
 use super::fair::weights::LoadWeight;
 use super::features::Features;
 use super::pelt::SchedAvg;
-use super::power::PowerMeter;
+use super::sim::energy_meter::PowerMeter;
 use super::uclamp::UclampRq;
 use crate::engine::EventQueue;
 use crate::machine::{CpuId, Machine};
@@ -251,8 +251,6 @@ pub struct Rq {
     pub avg_irq: SchedAvg,
     /// Times this CPU entered idle (tick_nohz idle calls; schedutil's hold heuristic).
     pub idle_calls: u64,
-    /// CPU time spent in modelled scheduler paths (wake-ups, scans, balancing).
-    pub sched_overhead_ns: Ns,
     pub uclamp: UclampRq,
     pub meter: PowerMeter,
     // load balancing (docs/model.md, Load balancing)
@@ -314,11 +312,11 @@ pub struct Sched {
     pub placement: super::fair::placement::PlacementStats,
     /// The cache line of each sched_domain_shared (by shared id): has_idle_cores,
     /// nr_idle_scan and nr_busy_cpus, modelled like the root domain's line.
-    pub sd_shared_lines: Vec<super::shared_line::SharedLine>,
-    /// Scheduler CPU time by kernel function (results `sched_profile`).
-    pub profile: super::profile::SchedProfile,
+    pub sd_shared_lines: Vec<super::sim::shared_line::SharedLine>,
+    /// The scheduler's own CPU time, by kernel function and by CPU (simulator physics).
+    pub overhead: super::sim::overhead::SchedOverhead,
     /// Seeded work-length noise (scenario `[noise]`); None = exact work.
-    pub work_noise: Option<super::noise::WorkNoise>,
+    pub work_noise: Option<super::sim::noise::WorkNoise>,
     pub cpufreq: Cpufreq,
     /// The root domain (one per machine: no cpusets).
     pub rd: super::capacity::RootDomain,

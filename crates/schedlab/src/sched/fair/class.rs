@@ -6,6 +6,7 @@ use super::tree::EntityId;
 use super::weights::calc_delta_fair;
 use crate::machine::CpuId;
 use crate::sched::features::Feature;
+use crate::sched::sim::overhead::SchedFn;
 use crate::sched::Policy;
 use crate::sched::{Sched, TaskId};
 
@@ -63,94 +64,90 @@ impl Sched {
 
     /// enqueue_task_fair.
     pub fn enqueue_task_fair(&mut self, cpu: CpuId, p: TaskId, flags: u32) {
-        let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::EnqueueTaskFair);
-        self.enqueue_task_fair_body(cpu, p, flags);
-        self.leave_fn(prev_fn);
-    }
-
-    fn enqueue_task_fair_body(&mut self, cpu: CpuId, p: TaskId, flags: u32) {
-        let se = self.tasks[p].se;
-        if self.tasks[p].in_iowait {
-            // The enqueue below may not change util, so tell cpufreq explicitly.
-            let flag = crate::sched::cpufreq_iowait::SCHED_CPUFREQ_IOWAIT;
-            self.cpufreq_update_util(cpu, flag);
-        }
-        if !self.entities[se as usize].sched_delayed || flags & enqueue::DELAYED != 0 {
-            self.util_est_enqueue(cpu, p);
-            self.uclamp_rq_inc(cpu, p);
-        }
-        if flags & enqueue::DELAYED != 0 {
-            self.requeue_delayed_entity(se);
-            return;
-        }
-        let mut idle = u32::from(self.tasks[p].is_idle_policy());
-        let mut flags = flags;
-        let mut cur = Some(se);
-        // Group entities take the min slice of the level below (enqueue_task_fair).
-        let mut slice: Option<u64> = None;
-        while let Some(e) = cur {
-            if self.entities[e as usize].on_rq {
-                if self.entities[e as usize].sched_delayed {
-                    self.requeue_delayed_entity(e);
+        self.in_sched_fn(SchedFn::EnqueueTaskFair, |sched| {
+            let se = sched.tasks[p].se;
+            if sched.tasks[p].in_iowait {
+                // The enqueue below may not change util, so tell cpufreq explicitly.
+                let flag = crate::sched::cpufreq_iowait::SCHED_CPUFREQ_IOWAIT;
+                sched.cpufreq_update_util(cpu, flag);
+            }
+            if !sched.entities[se as usize].sched_delayed || flags & enqueue::DELAYED != 0 {
+                sched.util_est_enqueue(cpu, p);
+                sched.uclamp_rq_inc(cpu, p);
+            }
+            if flags & enqueue::DELAYED != 0 {
+                sched.requeue_delayed_entity(se);
+                return;
+            }
+            let mut idle = u32::from(sched.tasks[p].is_idle_policy());
+            let mut flags = flags;
+            let mut cur = Some(se);
+            // Group entities take the min slice of the level below (enqueue_task_fair).
+            let mut slice: Option<u64> = None;
+            while let Some(e) = cur {
+                if sched.entities[e as usize].on_rq {
+                    if sched.entities[e as usize].sched_delayed {
+                        sched.requeue_delayed_entity(e);
+                    }
+                    break;
                 }
-                break;
+                let cfs = sched.entities[e as usize].cfs_rq;
+                if let Some(s) = slice {
+                    let ent = &mut sched.entities[e as usize];
+                    ent.slice = s;
+                    ent.custom_slice = true;
+                }
+                sched.enqueue_entity(cfs, e, flags);
+                if sched.has_groups() {
+                    slice = Some(sched.cfs_rq_min_slice(cfs));
+                }
+                let rq = &mut sched.cfs_rqs[cfs];
+                rq.h_nr_queued += 1;
+                rq.h_nr_runnable += 1;
+                rq.h_nr_idle += idle;
+                if rq.grp.idle {
+                    idle = 1;
+                }
+                if rq.grp.throttled {
+                    // enqueue_throttle: the hierarchy above does not see the task.
+                    sched.hrtick_update(cpu);
+                    return;
+                }
+                flags = enqueue::WAKEUP;
+                cur = sched.entities[e as usize].parent;
             }
-            let cfs = self.entities[e as usize].cfs_rq;
-            if let Some(s) = slice {
-                let ent = &mut self.entities[e as usize];
-                ent.slice = s;
-                ent.custom_slice = true;
+            while let Some(e) = cur {
+                let cfs = sched.entities[e as usize].cfs_rq;
+                sched.update_load_avg(cfs, e, upd::UPDATE_TG);
+                sched.update_cfs_group(e);
+                if let Some(s) = slice {
+                    sched.set_group_slice(cfs, e, s);
+                    slice = Some(sched.cfs_rq_min_slice(cfs));
+                }
+                let rq = &mut sched.cfs_rqs[cfs];
+                rq.h_nr_queued += 1;
+                rq.h_nr_runnable += 1;
+                rq.h_nr_idle += idle;
+                if rq.grp.idle {
+                    idle = 1;
+                }
+                if rq.grp.throttled {
+                    sched.hrtick_update(cpu);
+                    return;
+                }
+                cur = sched.entities[e as usize].parent;
             }
-            self.enqueue_entity(cfs, e, flags);
-            if self.has_groups() {
-                slice = Some(self.cfs_rq_min_slice(cfs));
+            sched.rqs[cpu].nr_running += 1;
+            // add_nr_running: a second runnable task overloads the root domain (set_rd_overloaded).
+            if sched.rqs[cpu].nr_running == 2 {
+                sched.set_rd_overloaded(cpu, true);
             }
-            let rq = &mut self.cfs_rqs[cfs];
-            rq.h_nr_queued += 1;
-            rq.h_nr_runnable += 1;
-            rq.h_nr_idle += idle;
-            if rq.grp.idle {
-                idle = 1;
+            // A new task's first enqueue does not count (enqueue_task_fair's `!task_new` check).
+            if flags & enqueue::WAKEUP != 0 {
+                sched.check_update_overutilized_status(cpu);
             }
-            if rq.grp.throttled {
-                // enqueue_throttle: the hierarchy above does not see the task.
-                self.hrtick_update(cpu);
-                return;
-            }
-            flags = enqueue::WAKEUP;
-            cur = self.entities[e as usize].parent;
-        }
-        while let Some(e) = cur {
-            let cfs = self.entities[e as usize].cfs_rq;
-            self.update_load_avg(cfs, e, upd::UPDATE_TG);
-            self.update_cfs_group(e);
-            if let Some(s) = slice {
-                self.set_group_slice(cfs, e, s);
-                slice = Some(self.cfs_rq_min_slice(cfs));
-            }
-            let rq = &mut self.cfs_rqs[cfs];
-            rq.h_nr_queued += 1;
-            rq.h_nr_runnable += 1;
-            rq.h_nr_idle += idle;
-            if rq.grp.idle {
-                idle = 1;
-            }
-            if rq.grp.throttled {
-                self.hrtick_update(cpu);
-                return;
-            }
-            cur = self.entities[e as usize].parent;
-        }
-        self.rqs[cpu].nr_running += 1;
-        // add_nr_running: a second runnable task overloads the root domain (set_rd_overloaded).
-        if self.rqs[cpu].nr_running == 2 {
-            self.set_rd_overloaded(cpu, true);
-        }
-        // A new task's first enqueue does not count (enqueue_task_fair's `!task_new` check).
-        if flags & enqueue::WAKEUP != 0 {
-            self.check_update_overutilized_status(cpu);
-        }
-        self.hrtick_update(cpu);
+            sched.hrtick_update(cpu);
+        })
     }
 
     /// dequeue_task_fair. Returns false if the task's dequeue was
@@ -473,31 +470,27 @@ impl Sched {
 
     /// task_tick_fair: entity_tick at every level; `queued` = hrtick.
     pub fn task_tick_fair(&mut self, cpu: CpuId, queued: bool) {
-        let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::TaskTickFair);
-        self.task_tick_fair_body(cpu, queued);
-        self.leave_fn(prev_fn);
-    }
-
-    fn task_tick_fair_body(&mut self, cpu: CpuId, queued: bool) {
-        let Some(curr) = self.rqs[cpu].curr else {
-            return;
-        };
-        let mut cur = Some(self.tasks[curr].se);
-        while let Some(e) = cur {
-            let cfs = self.entities[e as usize].cfs_rq;
-            self.update_curr(cfs);
-            // entity_tick ages the running entity.
-            self.update_load_avg(cfs, e, upd::UPDATE_TG);
-            self.update_cfs_group(e);
-            if queued {
-                self.resched_curr_lazy(cpu);
-            } else {
-                self.avg_vruntime(cfs);
+        self.in_sched_fn(SchedFn::TaskTickFair, |sched| {
+            let Some(curr) = sched.rqs[cpu].curr else {
+                return;
+            };
+            let mut cur = Some(sched.tasks[curr].se);
+            while let Some(e) = cur {
+                let cfs = sched.entities[e as usize].cfs_rq;
+                sched.update_curr(cfs);
+                // entity_tick ages the running entity.
+                sched.update_load_avg(cfs, e, upd::UPDATE_TG);
+                sched.update_cfs_group(e);
+                if queued {
+                    sched.resched_curr_lazy(cpu);
+                } else {
+                    sched.avg_vruntime(cfs);
+                }
+                cur = sched.entities[e as usize].parent;
             }
-            cur = self.entities[e as usize].parent;
-        }
-        self.update_misfit_status(Some(curr), cpu);
-        self.check_update_overutilized_status(cpu);
+            sched.update_misfit_status(Some(curr), cpu);
+            sched.check_update_overutilized_status(cpu);
+        })
     }
 
     /// hrtick_start_fair: arm the slice-end timer when others are queued.

@@ -9,6 +9,7 @@ use crate::engine::queue::CpuTimer;
 use crate::machine::CpuId;
 use crate::sched::fair::dequeue;
 use crate::sched::features::Feature;
+use crate::sched::sim::overhead::{SchedFn, Stall};
 use crate::sched::{Sched, TaskId};
 
 impl Sched {
@@ -66,10 +67,10 @@ impl Sched {
         let mut env = LbEnv::new(self, target, sd, CpuIdleType::Idle);
         env.src_cpu = busiest;
         env.flags = lbf::ACTIVE_LB;
-        let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::ActiveLoadBalance);
-        self.profile_add(self.machine.costs.sched_lb_per_cpu_ns);
-        self.leave_fn(prev_fn);
-        self.charge_sched_cost(busiest, self.machine.costs.sched_lb_per_cpu_ns);
+        let ns = self.machine.costs.sched_lb_per_cpu_ns;
+        self.in_sched_fn(SchedFn::ActiveLoadBalance, |s| {
+            s.charge_sched_time(busiest, ns, Stall::Now)
+        });
         if let Some((p, attach)) = self.detach_one_task(&mut env) {
             self.sd.domains[sd].nr_balance_failed = 0;
             self.lb.counters.active_balances += 1;

@@ -103,8 +103,6 @@ pub struct RqBalance {
     pub nohz_flags: u32,
     /// sd->nohz_idle of this CPU's busy-count domain: counted idle in nr_busy_cpus.
     pub sd_nohz_idle: bool,
-    /// Balancing CPU time spent inside schedule() (newidle), charged after the switch.
-    pub pending_cost: Ns,
 }
 
 impl Default for RqBalance {
@@ -126,7 +124,6 @@ impl Default for RqBalance {
             last_blocked_load_update_tick: 0,
             nohz_flags: 0,
             sd_nohz_idle: false,
-            pending_cost: 0,
         }
     }
 }

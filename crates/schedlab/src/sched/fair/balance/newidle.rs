@@ -5,6 +5,7 @@ use super::{nohz_flags, CpuIdleType, SYSCTL_SCHED_MIGRATION_COST};
 use crate::engine::queue::CpuTimer;
 use crate::machine::CpuId;
 use crate::sched::features::Feature;
+use crate::sched::sim::overhead::{SchedFn, Stall};
 use crate::sched::topology::{DomainId, SdFlags};
 use crate::sched::Sched;
 
@@ -15,71 +16,71 @@ impl Sched {
     /// sched_balance_newidle (was newidle_balance), from pick_next_task_fair when the
     /// CPU has nothing to run. Returns the number of tasks pulled.
     pub fn sched_balance_newidle(&mut self, cpu: CpuId) -> u32 {
-        let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::SchedBalanceNewidle);
-        let r = self.sched_balance_newidle_body(cpu);
-        self.leave_fn(prev_fn);
-        r
-    }
-
-    fn sched_balance_newidle_body(&mut self, cpu: CpuId) -> u32 {
-        self.update_misfit_status(None, cpu);
-        if self.rqs[cpu].ttwu_pending > 0 {
-            return 0;
-        }
-        self.rqs[cpu].lb.idle_stamp = self.now;
-        let Some(base) = self.sd.cpus[cpu].sd else {
-            return 0;
-        };
-        let mut next_balance = self.jiffies() + self.cfg.hz as u64;
-        let mut pulled = 0;
-        let avg_idle = self.rqs[cpu].lb.avg_idle;
-        if !self.rd_read_overloaded(cpu) || avg_idle < self.sd.domains[base].max_newidle_lb_cost {
-            self.update_next_balance(base, &mut next_balance);
-        } else {
-            self.lb.counters.newidle_calls += 1;
-            // The blocked-load update is part of the measured cost: one CPU's worth.
-            self.sched_balance_update_blocked_averages(cpu);
-            let mut curr_cost = self.machine.costs.sched_lb_per_cpu_ns;
-            let mut spent = curr_cost;
-            let mut cont = true;
-            let mut d = Some(base);
-            while let Some(sd) = d {
-                d = self.sd.domains[sd].parent;
-                self.update_next_balance(sd, &mut next_balance);
-                if avg_idle < curr_cost + self.sd.domains[sd].max_newidle_lb_cost {
-                    break;
-                }
-                if self.sd.domains[sd].flags.contains(SdFlags::BALANCE_NEWIDLE) {
-                    let Some(weight) = self.newidle_sample(sd) else {
-                        continue;
-                    };
-                    let before = self.lb.cost_acc;
-                    pulled = self.sched_balance_rq(cpu, sd, CpuIdleType::NewlyIdle, &mut cont);
-                    let domain_cost = (self.lb.cost_acc - before).max(1);
-                    curr_cost += domain_cost;
-                    let success = if pulled > 0 { weight } else { 0 };
-                    self.update_newidle_cost(sd, domain_cost, success);
-                }
-                if pulled > 0 || !cont {
-                    break;
-                }
+        self.in_sched_fn(SchedFn::SchedBalanceNewidle, |sched| {
+            sched.update_misfit_status(None, cpu);
+            if sched.rqs[cpu].ttwu_pending > 0 {
+                return 0;
             }
-            let lb = &mut self.rqs[cpu].lb;
-            lb.max_idle_balance_cost = lb.max_idle_balance_cost.max(curr_cost);
-            spent += std::mem::take(&mut self.lb.cost_acc);
-            self.rqs[cpu].lb.pending_cost += spent;
-        }
-        let lb = &mut self.rqs[cpu].lb;
-        if lb.next_balance > next_balance {
-            lb.next_balance = next_balance;
-        }
-        if pulled > 0 {
-            lb.idle_stamp = 0;
-            self.lb.counters.newidle_pulled += 1;
-        } else {
-            self.nohz_newidle_balance(cpu);
-        }
-        pulled
+            sched.rqs[cpu].lb.idle_stamp = sched.now;
+            let Some(base) = sched.sd.cpus[cpu].sd else {
+                return 0;
+            };
+            let mut next_balance = sched.jiffies() + sched.cfg.hz as u64;
+            let mut pulled = 0;
+            let avg_idle = sched.rqs[cpu].lb.avg_idle;
+            if !sched.rd_read_overloaded(cpu)
+                || avg_idle < sched.sd.domains[base].max_newidle_lb_cost
+            {
+                sched.update_next_balance(base, &mut next_balance);
+            } else {
+                sched.lb.counters.newidle_calls += 1;
+                // The blocked-load update is part of the measured cost: one CPU's worth.
+                sched.sched_balance_update_blocked_averages(cpu);
+                let mut curr_cost = sched.machine.costs.sched_lb_per_cpu_ns;
+                let mut spent = curr_cost;
+                let mut cont = true;
+                let mut d = Some(base);
+                while let Some(sd) = d {
+                    d = sched.sd.domains[sd].parent;
+                    sched.update_next_balance(sd, &mut next_balance);
+                    if avg_idle < curr_cost + sched.sd.domains[sd].max_newidle_lb_cost {
+                        break;
+                    }
+                    if sched.sd.domains[sd]
+                        .flags
+                        .contains(SdFlags::BALANCE_NEWIDLE)
+                    {
+                        let Some(weight) = sched.newidle_sample(sd) else {
+                            continue;
+                        };
+                        let before = sched.lb.cost_acc;
+                        pulled = sched.sched_balance_rq(cpu, sd, CpuIdleType::NewlyIdle, &mut cont);
+                        let domain_cost = (sched.lb.cost_acc - before).max(1);
+                        curr_cost += domain_cost;
+                        let success = if pulled > 0 { weight } else { 0 };
+                        sched.update_newidle_cost(sd, domain_cost, success);
+                    }
+                    if pulled > 0 || !cont {
+                        break;
+                    }
+                }
+                let lb = &mut sched.rqs[cpu].lb;
+                lb.max_idle_balance_cost = lb.max_idle_balance_cost.max(curr_cost);
+                spent += std::mem::take(&mut sched.lb.cost_acc);
+                sched.stall_cpu(cpu, spent, Stall::Deferred);
+            }
+            let lb = &mut sched.rqs[cpu].lb;
+            if lb.next_balance > next_balance {
+                lb.next_balance = next_balance;
+            }
+            if pulled > 0 {
+                lb.idle_stamp = 0;
+                sched.lb.counters.newidle_pulled += 1;
+            } else {
+                sched.nohz_newidle_balance(cpu);
+            }
+            pulled
+        })
     }
 
     /// NI_RANDOM: balance this level with probability ≈ newidle_ratio/1024; `None` skips

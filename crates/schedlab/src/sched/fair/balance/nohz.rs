@@ -5,6 +5,7 @@
 use super::{msecs_to_jiffies, nohz_flags, CpuIdleType, LOAD_AVG_PERIOD_MS};
 use crate::engine::queue::CpuTimer;
 use crate::machine::CpuId;
+use crate::sched::sim::overhead::SchedFn;
 use crate::sched::Sched;
 
 impl Sched {
@@ -174,65 +175,62 @@ impl Sched {
     /// after this one and ending with it, age its blocked load (STATS) and run its due
     /// balancing with it as the destination (BALANCE).
     pub(crate) fn _nohz_idle_balance(&mut self, this: CpuId, flags: u32) {
-        let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::NohzIdleBalance);
-        self._nohz_idle_balance_body(this, flags);
-        self.leave_fn(prev_fn);
-    }
-
-    fn _nohz_idle_balance_body(&mut self, this: CpuId, flags: u32) {
-        let now = self.jiffies();
-        let mut next_balance = now + 60 * self.cfg.hz as u64;
-        let mut update_next = false;
-        let mut has_blocked = false;
-        if flags & nohz_flags::STATS_KICK != 0 {
-            self.lb.nohz.has_blocked_load = false;
-        }
-        if flags & nohz_flags::NEXT_KICK != 0 {
-            self.lb.nohz.needs_update = false;
-        }
-        let n = self.machine.nr_cpus();
-        let cpus: Vec<CpuId> = self
-            .lb
-            .nohz
-            .idle_cpus_mask
-            .iter_wrap((this + 1) % n)
-            .collect();
-        let per_cpu = self.machine.costs.sched_lb_per_cpu_ns;
-        let mut aborted = false;
-        for c in cpus {
-            if !self.available_idle_cpu(c) {
-                continue;
-            }
-            if !self.available_idle_cpu(this) {
-                has_blocked = true;
-                aborted = true;
-                break;
-            }
-            self.lb.cost_acc += per_cpu;
-            self.profile_add(per_cpu);
+        self.in_sched_fn(SchedFn::NohzIdleBalance, |sched| {
+            let now = sched.jiffies();
+            let mut next_balance = now + 60 * sched.cfg.hz as u64;
+            let mut update_next = false;
+            let mut has_blocked = false;
             if flags & nohz_flags::STATS_KICK != 0 {
-                has_blocked |= self.update_nohz_stats(c);
+                sched.lb.nohz.has_blocked_load = false;
             }
-            if flags & nohz_flags::BALANCE_KICK != 0
-                && self.jiffies() >= self.rqs[c].lb.next_balance
-            {
-                self.sched_balance_domains(c, CpuIdleType::Idle);
+            if flags & nohz_flags::NEXT_KICK != 0 {
+                sched.lb.nohz.needs_update = false;
             }
-            if next_balance > self.rqs[c].lb.next_balance {
-                next_balance = self.rqs[c].lb.next_balance;
-                update_next = true;
+            let n = sched.machine.nr_cpus();
+            let cpus: Vec<CpuId> = sched
+                .lb
+                .nohz
+                .idle_cpus_mask
+                .iter_wrap((this + 1) % n)
+                .collect();
+            let per_cpu = sched.machine.costs.sched_lb_per_cpu_ns;
+            let mut aborted = false;
+            for c in cpus {
+                if !sched.available_idle_cpu(c) {
+                    continue;
+                }
+                if !sched.available_idle_cpu(this) {
+                    has_blocked = true;
+                    aborted = true;
+                    break;
+                }
+                sched.lb.cost_acc += per_cpu;
+                sched.book_sched_time(per_cpu);
+                if flags & nohz_flags::STATS_KICK != 0 {
+                    has_blocked |= sched.update_nohz_stats(c);
+                }
+                if flags & nohz_flags::BALANCE_KICK != 0
+                    && sched.jiffies() >= sched.rqs[c].lb.next_balance
+                {
+                    sched.sched_balance_domains(c, CpuIdleType::Idle);
+                }
+                if next_balance > sched.rqs[c].lb.next_balance {
+                    next_balance = sched.rqs[c].lb.next_balance;
+                    update_next = true;
+                }
             }
-        }
-        if !aborted {
-            if update_next {
-                self.lb.nohz.next_balance = next_balance;
+            if !aborted {
+                if update_next {
+                    sched.lb.nohz.next_balance = next_balance;
+                }
+                if flags & nohz_flags::STATS_KICK != 0 {
+                    sched.lb.nohz.next_blocked =
+                        now + msecs_to_jiffies(LOAD_AVG_PERIOD_MS, sched.cfg.hz);
+                }
             }
-            if flags & nohz_flags::STATS_KICK != 0 {
-                self.lb.nohz.next_blocked = now + msecs_to_jiffies(LOAD_AVG_PERIOD_MS, self.cfg.hz);
+            if has_blocked {
+                sched.lb.nohz.has_blocked_load = true;
             }
-        }
-        if has_blocked {
-            self.lb.nohz.has_blocked_load = true;
-        }
+        })
     }
 }

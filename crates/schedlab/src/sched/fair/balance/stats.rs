@@ -219,7 +219,7 @@ impl Sched {
         self.lb.counters.cpus_examined += examined;
         let ns = examined * self.machine.costs.sched_lb_per_cpu_ns;
         self.lb.cost_acc += ns;
-        self.profile_add(ns);
+        self.book_sched_time(ns);
         sds.prefer_sibling = sds.has_busiest && sds.busiest.prefer_sibling;
         if self.sd.domains[sd].parent.is_none() {
             if self.features.on(Feature::OVERUTIL_WITHOUT_EAS) {

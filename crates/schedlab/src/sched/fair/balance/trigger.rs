@@ -4,6 +4,7 @@
 
 use super::{CpuIdleType, SYSCTL_SCHED_MIGRATION_COST};
 use crate::machine::CpuId;
+use crate::sched::sim::overhead::{SchedFn, Stall};
 use crate::sched::topology::{CpuMask, DomainId};
 use crate::sched::Sched;
 
@@ -47,20 +48,16 @@ impl Sched {
     /// sched_balance_softirq, normal path: blocked averages, then the domains. The NOHZ
     /// path (balancing for tickless CPUs) runs from the ILB kick event instead.
     pub fn sched_balance_softirq(&mut self, cpu: CpuId) {
-        let prev_fn = self.enter_fn(crate::sched::profile::SchedFn::SchedBalanceDomains);
-        self.sched_balance_softirq_body(cpu);
-        self.leave_fn(prev_fn);
-    }
-
-    fn sched_balance_softirq_body(&mut self, cpu: CpuId) {
-        let idle = if self.rqs[cpu].lb.idle_balance {
-            CpuIdleType::Idle
-        } else {
-            CpuIdleType::NotIdle
-        };
-        self.sched_balance_update_blocked_averages(cpu);
-        self.sched_balance_domains(cpu, idle);
-        self.charge_balance_cost(cpu);
+        self.in_sched_fn(SchedFn::SchedBalanceDomains, |sched| {
+            let idle = if sched.rqs[cpu].lb.idle_balance {
+                CpuIdleType::Idle
+            } else {
+                CpuIdleType::NotIdle
+            };
+            sched.sched_balance_update_blocked_averages(cpu);
+            sched.sched_balance_domains(cpu, idle);
+            sched.charge_balance_cost(cpu);
+        })
     }
 
     /// sched_balance_update_blocked_averages: age the CPU's blocked load and clear
@@ -164,18 +161,7 @@ impl Sched {
     /// ran it (sched_lb_per_cpu_ns per CPU examined).
     pub(crate) fn charge_balance_cost(&mut self, cpu: CpuId) {
         let ns = std::mem::take(&mut self.lb.cost_acc);
-        if ns > 0 {
-            self.charge_sched_cost(cpu, ns);
-        }
-    }
-
-    /// Charge newidle work done inside schedule() once the switch is through, so it
-    /// delays the task that runs next (called from schedule()).
-    pub(crate) fn flush_balance_cost(&mut self, cpu: CpuId) {
-        let ns = std::mem::take(&mut self.rqs[cpu].lb.pending_cost);
-        if ns > 0 {
-            self.charge_sched_cost(cpu, ns);
-        }
+        self.stall_cpu(cpu, ns, Stall::Now);
     }
 
     /// The sched_domain_shared whose nr_busy_cpus counts `cpu` (sd_balance_shared,

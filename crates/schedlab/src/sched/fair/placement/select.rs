@@ -2,7 +2,7 @@
 
 use crate::machine::CpuId;
 use crate::sched::fair::class::wf;
-use crate::sched::profile::SchedFn;
+use crate::sched::sim::overhead::{SchedFn, Stall};
 use crate::sched::topology::SdFlags;
 use crate::sched::{Sched, TaskId};
 
@@ -31,17 +31,14 @@ impl Sched {
         let prev = self.tasks[p].cpu;
         let cpu = if self.tasks[p].nr_cpus_allowed > 1 {
             self.placement_visits = 0;
-            let prev_fn = self.enter_fn(SchedFn::SelectTaskRqFair);
-            let cpu = self.select_task_rq_fair(p, prev, wake_flags, this_cpu);
-            self.placement.calls += 1;
-            self.placement.cpus_visited += self.placement_visits;
-            let cost = self.placement_visits * self.machine.costs.sched_idle_scan_per_cpu_ns;
-            self.profile_add(cost);
-            self.leave_fn(prev_fn);
-            if cost > 0 {
-                self.charge_sched_cost(this_cpu, cost);
-            }
-            cpu
+            self.in_sched_fn(SchedFn::SelectTaskRqFair, |s| {
+                let cpu = s.select_task_rq_fair(p, prev, wake_flags, this_cpu);
+                s.placement.calls += 1;
+                s.placement.cpus_visited += s.placement_visits;
+                let cost = s.placement_visits * s.machine.costs.sched_idle_scan_per_cpu_ns;
+                s.charge_sched_time(this_cpu, cost, Stall::Now);
+                cpu
+            })
         } else {
             prev
         };

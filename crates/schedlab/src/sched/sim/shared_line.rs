@@ -7,6 +7,7 @@
 //! of wake-ups) queue up as they do on a real interconnect.
 
 use crate::machine::{CpuId, Machine};
+use crate::sched::sim::overhead::Stall;
 use crate::time::Ns;
 
 /// One line's coherence state: who wrote it last and which CPUs hold a valid copy.
@@ -102,7 +103,7 @@ impl crate::sched::Sched {
             self.sd_shared_lines.resize(sh + 1, SharedLine::default());
         }
         let ns = self.sd_shared_lines[sh].read(&self.machine, cpu, self.now);
-        self.defer_sched_cost(cpu, ns);
+        self.charge_sched_time(cpu, ns, Stall::Deferred);
     }
 
     /// A store to sched_domain_shared `sh` by `cpu`.
@@ -111,7 +112,7 @@ impl crate::sched::Sched {
             self.sd_shared_lines.resize(sh + 1, SharedLine::default());
         }
         let ns = self.sd_shared_lines[sh].write(&self.machine, cpu, self.now);
-        self.defer_sched_cost(cpu, ns);
+        self.charge_sched_time(cpu, ns, Stall::Deferred);
     }
 }
 

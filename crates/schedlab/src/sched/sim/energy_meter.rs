@@ -3,8 +3,8 @@
 //! idle state. The idle state of a period is the deepest whose target residency the
 //! period covered — an oracle cpuidle governor, which is what an ideal menu/teo would pick.
 
-use super::Sched;
 use crate::machine::CpuId;
+use crate::sched::Sched;
 use crate::time::Ns;
 
 /// One CPU's meter.

@@ -2,8 +2,8 @@
 //! core's throughput, the cache/memory penalty of a migration, and the CPU time of the
 //! scheduler's own paths, charged to the CPU that runs them.
 
-use super::{Sched, TaskId, Work};
 use crate::machine::CpuId;
+use crate::sched::{Sched, TaskId, Work};
 use crate::time::Ns;
 
 impl Sched {
@@ -95,23 +95,5 @@ impl Sched {
             Work::None => return,
         };
         t.cache_penalty_ns = 0;
-    }
-
-    /// `ns` of scheduler work on `cpu`: its running task makes no progress meanwhile
-    /// (an idle CPU just spends it). Returns when the CPU is free again.
-    pub(crate) fn charge_sched_cost(&mut self, cpu: CpuId, ns: Ns) -> Ns {
-        if ns == 0 {
-            return self.now;
-        }
-        self.rqs[cpu].sched_overhead_ns += ns;
-        if self.rqs[cpu].curr.is_none() {
-            return self.now + ns;
-        }
-        self.settle_progress(cpu);
-        let rq = &mut self.rqs[cpu];
-        rq.progress_start = rq.progress_start.max(self.now) + ns;
-        let free = rq.progress_start;
-        self.arm_work(cpu);
-        free
     }
 }

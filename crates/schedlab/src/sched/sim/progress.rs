@@ -1,0 +1,53 @@
+//! A running task's work progressing at its CPU's speed (docs/model.md, work in reference
+//! nanoseconds), and the delay before an idle CPU can run a woken task (idle exit).
+
+use crate::engine::queue::CpuTimer;
+use crate::machine::CpuId;
+use crate::sched::{Sched, Work};
+use crate::time::Ns;
+
+impl Sched {
+    /// Deduct the work done since the task started progressing. The pending completion
+    /// event is left armed: every caller re-arms it (`arm_work` replaces the slot) or
+    /// switches the CPU, which re-arms or cancels it — one heap operation instead of two.
+    pub(crate) fn settle_progress(&mut self, cpu: CpuId) {
+        let rq = &mut self.rqs[cpu];
+        let Some(p) = rq.curr else {
+            return;
+        };
+        let elapsed = self.now.saturating_sub(rq.progress_start);
+        rq.progress_start = rq.progress_start.max(self.now);
+        if let Work::Reference(left) = self.tasks[p].work {
+            let done = elapsed * self.cpu_speed(cpu) / 1024;
+            self.tasks[p].work = Work::Reference(left.saturating_sub(done));
+        }
+    }
+
+    /// (Re-)arm the completion event of the running task's current work.
+    pub(crate) fn arm_work(&mut self, cpu: CpuId) {
+        let Some(p) = self.rqs[cpu].curr else {
+            return;
+        };
+        let from = self.rqs[cpu].progress_start.max(self.now);
+        let at = match self.tasks[p].work {
+            Work::None => from,
+            Work::Reference(left) => {
+                let speed = self.cpu_speed(cpu).max(1);
+                from + (left * 1024).div_ceil(speed)
+            }
+            Work::Until(t) => t.max(from),
+        };
+        self.events.arm(cpu, CpuTimer::Work, at);
+    }
+
+    /// Exit latency of the idle state an idle CPU is in: the deepest its idle period so far
+    /// justifies (docs/model.md, Frequency, energy and governors), or the machine's flat cost.
+    pub(crate) fn idle_exit_latency(&self, cpu: CpuId) -> Ns {
+        let since = self.rqs[cpu].idle_since.unwrap_or(self.now);
+        let d = &self.machine.freq_domains[self.machine.cpus[cpu].freq_domain];
+        match self.idle_state_for(cpu, self.now - since) {
+            Some(state) => d.idle_states[state].exit_latency_ns,
+            None => self.machine.costs.idle_exit_ns,
+        }
+    }
+}
