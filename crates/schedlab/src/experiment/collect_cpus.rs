@@ -22,7 +22,7 @@ pub fn cpu_results(s: &Sched) -> (Vec<CpuResult>, EnergyResult) {
         .map(|rq| {
             let c = &s.machine.cpus[rq.cpu];
             let d = &s.machine.freq_domains[c.freq_domain];
-            let m = &rq.meter;
+            let m = &rq.sim.meter;
             let energy = m.busy_energy + m.idle_energy;
             total += energy;
             CpuResult {
@@ -32,8 +32,8 @@ pub fn cpu_results(s: &Sched) -> (Vec<CpuResult>, EnergyResult) {
                 package: c.package,
                 node: c.numa_node,
                 capacity: c.capacity,
-                busy_ns: time_ns - rq.idle_ns.min(time_ns),
-                idle_ns: rq.idle_ns.min(time_ns),
+                busy_ns: time_ns - rq.sim.idle_ns.min(time_ns),
+                idle_ns: rq.sim.idle_ns.min(time_ns),
                 nr_switches: rq.nr_switches,
                 sched_overhead_ns: s.overhead.cpu_ns[rq.cpu],
                 energy_mj: round6(energy as f64 / UW_NS_PER_MJ),

@@ -208,7 +208,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
                 policy: t.policy.kernel_name().to_string(),
                 nice: t.nice,
                 cpu_time_ns: e.sum_exec_runtime,
-                wait_time_ns: t.wait_sum,
+                wait_time_ns: t.stats.wait_sum,
                 nr_switches: t.nvcsw + t.nivcsw,
                 nr_voluntary_switches: t.nvcsw,
                 nr_involuntary_switches: t.nivcsw,
@@ -219,7 +219,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
                 runnable_avg: e.avg.runnable_avg,
                 load_avg: e.avg.load_avg,
                 util_est: s._task_util_est(id),
-                util_avg_mean: round3(t.util_mean.mean(e.avg.util_avg, s.now)),
+                util_avg_mean: round3(t.stats.util_mean.mean(e.avg.util_avg, s.now)),
             }
         })
         .collect();
@@ -264,8 +264,8 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             invariant_messages: s.invariant_messages.clone(),
         },
         perf: PerfStat {
-            context_switches: s.tasks.iter().map(|t| t.perf_switches).sum(),
-            cpu_migrations: s.tasks.iter().map(|t| t.perf_migrations).sum(),
+            context_switches: s.tasks.iter().map(|t| t.stats.perf_switches).sum(),
+            cpu_migrations: s.tasks.iter().map(|t| t.stats.perf_migrations).sum(),
             task_clock_ns,
             cpus_utilized: if time_ns == 0 {
                 0.0

@@ -95,7 +95,7 @@ impl SchedObserver for WakeupLatencies {
         let Some(n) = next else {
             return;
         };
-        if let Some(woken) = s.tasks[n].wakeup_at {
+        if let Some(woken) = s.tasks[n].stats.wakeup_at {
             if self.per_task.len() <= n {
                 self.per_task.resize_with(n + 1, Default::default);
             }

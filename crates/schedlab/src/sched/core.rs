@@ -7,7 +7,8 @@ use super::fair::weights::LoadWeight;
 use super::fair::{dequeue, enqueue};
 use super::sim::overhead::{SchedFn, Stall};
 use super::{
-    base_slice_for, CfsRq, Rq, Sched, SchedConfig, SchedEntity, Task, TaskId, TaskState, Work,
+    base_slice_for, CfsRq, Rq, RqSim, Sched, SchedConfig, SchedEntity, Task, TaskId, TaskSim,
+    TaskState, TaskStats, Work,
 };
 use crate::engine::queue::CpuTimer;
 use crate::engine::{Event, EventQueue};
@@ -31,10 +32,6 @@ impl Sched {
                 need_resched: false,
                 need_resched_lazy: false,
                 ttwu_pending: 0,
-                wake_ready_at: 0,
-                progress_start: 0,
-                idle_since: Some(0),
-                idle_ns: 0,
                 pelt: Default::default(),
                 avg_rt: Default::default(),
                 avg_dl: Default::default(),
@@ -42,8 +39,11 @@ impl Sched {
                 avg_irq: Default::default(),
                 idle_calls: 0,
                 uclamp: Default::default(),
-                meter: Default::default(),
                 lb: Default::default(),
+                sim: RqSim {
+                    idle_since: Some(0),
+                    ..Default::default()
+                },
             })
             .collect();
         let sd = super::topology::build_sched_domains(&machine);
@@ -138,27 +138,20 @@ impl Sched {
             on_cpu: false,
             cpus_allowed: allowed,
             nr_cpus_allowed: nr_allowed,
-            work: Work::None,
             wake_flags: 0,
             nvcsw: 0,
             nivcsw: 0,
             nr_migrations: 0,
             sched_migrated: false,
-            perf_migrations: 0,
-            perf_switches: 0,
-            wait_start: None,
-            wait_sum: 0,
-            wakeup_at: None,
-            util_mean: Default::default(),
             wakee_flips: 0,
             wakee_flip_decay_ts: 0,
             last_wakee: None,
             recent_used_cpu: first_allowed,
-            footprint_pct: 100,
-            cache_penalty_ns: 0,
             in_iowait: false,
             uclamp_req: [0, 1024],
             tg: 0,
+            stats: TaskStats::default(),
+            sim: TaskSim::default(),
         });
         if spec.uclamp.min.is_some() || spec.uclamp.max.is_some() {
             self.set_uclamp(id, spec.uclamp.min, spec.uclamp.max);
@@ -218,7 +211,7 @@ impl Sched {
         }
         if self.tasks[p].cpu != cpu && self.tasks[p].state != TaskState::New {
             let penalty = self.migration_penalty(p, self.tasks[p].cpu, cpu);
-            self.tasks[p].cache_penalty_ns += penalty;
+            self.tasks[p].sim.cache_penalty_ns += penalty;
         }
         let t = &mut self.tasks[p];
         if t.cpu != cpu {
@@ -243,13 +236,13 @@ impl Sched {
         self.in_sched_fn(SchedFn::TryToWakeUp, |s| {
             s.charge_sched_time(waking_cpu, cost, Stall::Now)
         });
-        self.tasks[p].wakeup_at = Some(self.now);
+        self.tasks[p].stats.wakeup_at = Some(self.now);
         if self.tasks[p].on_rq {
             // ttwu_runnable: still queued (delayed dequeue); wakes where it is.
             let cpu = self.tasks[p].cpu;
             let t = &mut self.tasks[p];
             t.state = TaskState::Running;
-            t.wait_start = Some(self.now);
+            t.stats.wait_start = Some(self.now);
             if self.entities[t.se as usize].sched_delayed {
                 self.enqueue_task_fair(cpu, p, enqueue::DELAYED);
             }
@@ -287,11 +280,11 @@ impl Sched {
         let rq = &mut self.rqs[cpu];
         let mut at = self.now + ipi;
         if rq.curr.is_none() && rq.nr_running == 0 {
-            if rq.wake_ready_at > self.now {
-                at = at.max(rq.wake_ready_at);
+            if rq.sim.wake_ready_at > self.now {
+                at = at.max(rq.sim.wake_ready_at);
             } else {
                 at += idle_exit;
-                rq.wake_ready_at = at;
+                rq.sim.wake_ready_at = at;
             }
         }
         if at == self.now {
@@ -323,7 +316,7 @@ impl Sched {
         let t = &mut self.tasks[p];
         t.state = TaskState::Running;
         t.on_rq = true;
-        t.wait_start = Some(self.now);
+        t.stats.wait_start = Some(self.now);
         self.enqueue_task_fair(cpu, p, eflags);
         self.wakeup_preempt(cpu, p, flags);
         self.trace_sched_wakeup(p, cpu, flags & wf::FORK != 0);
@@ -349,11 +342,11 @@ impl Sched {
         let t = &mut self.tasks[p];
         t.nr_migrations = 0;
         t.sched_migrated = false;
-        t.util_mean.start = self.now;
-        t.util_mean.mark = self.now;
+        t.stats.util_mean.start = self.now;
+        t.stats.util_mean.mark = self.now;
         t.state = TaskState::Waking;
         t.wake_flags = wf::FORK;
-        t.wakeup_at = Some(self.now);
+        t.stats.wakeup_at = Some(self.now);
         self.ttwu_queue(p, cpu, cpu);
     }
 
@@ -396,7 +389,7 @@ impl Sched {
             } else {
                 t.nivcsw += 1;
             }
-            t.perf_switches += 1;
+            t.stats.perf_switches += 1;
         }
         self.trace_sched_switch(cpu, prev, next, preempt);
         self.context_switch(cpu, prev, next);
@@ -425,10 +418,10 @@ impl Sched {
             let t = &mut self.tasks[p];
             t.on_cpu = false;
             if t.state == TaskState::Running {
-                t.wait_start = Some(now);
+                t.stats.wait_start = Some(now);
             }
-        } else if let Some(since) = self.rqs[cpu].idle_since.take() {
-            self.rqs[cpu].idle_ns += now - since;
+        } else if let Some(since) = self.rqs[cpu].sim.idle_since.take() {
+            self.rqs[cpu].sim.idle_ns += now - since;
             self.meter_idle_period(cpu, now - since);
             // put_prev_task_idle (kernel/sched/idle.c).
             self.update_rq_avg_idle(cpu);
@@ -441,16 +434,16 @@ impl Sched {
                 t.on_cpu = true;
                 // io_schedule_finish.
                 t.in_iowait = false;
-                if let Some(w) = t.wait_start.take() {
-                    t.wait_sum += now - w;
+                if let Some(w) = t.stats.wait_start.take() {
+                    t.stats.wait_sum += now - w;
                 }
                 // Wake-up latency statistics read it at sched_switch.
-                t.wakeup_at = None;
+                t.stats.wakeup_at = None;
                 if t.sched_migrated {
                     t.sched_migrated = false;
-                    t.perf_migrations += 1;
+                    t.stats.perf_migrations += 1;
                 }
-                self.rqs[cpu].progress_start = start;
+                self.rqs[cpu].sim.progress_start = start;
                 self.apply_cache_penalty(n);
                 self.arm_work(cpu);
                 if !self.events.is_armed(cpu, CpuTimer::Tick) {
@@ -461,7 +454,7 @@ impl Sched {
                 }
             }
             None => {
-                self.rqs[cpu].idle_since = Some(now);
+                self.rqs[cpu].sim.idle_since = Some(now);
                 self.rqs[cpu].idle_calls += 1;
                 // The idle loop stops the tick (tick_nohz_idle_stop_tick).
                 self.nohz_balance_enter_idle(cpu);
@@ -486,7 +479,7 @@ impl Sched {
             (Work::Reference(ns), Some(n)) => Work::Reference(n.jitter(ns)),
             (w, _) => w,
         };
-        self.tasks[p].work = work;
+        self.tasks[p].sim.work = work;
         self.apply_cache_penalty(p);
         self.arm_work(cpu);
         // A preemption point between two steps (voluntary preemption's cond_resched).
@@ -506,7 +499,7 @@ impl Sched {
     pub fn block_current(&mut self, cpu: CpuId) {
         let p = self.rqs[cpu].curr.expect("block on an idle CPU");
         self.settle_progress(cpu);
-        self.tasks[p].work = Work::None;
+        self.tasks[p].sim.work = Work::None;
         self.tasks[p].state = TaskState::Sleeping;
         self.schedule(cpu, false);
     }
@@ -515,7 +508,7 @@ impl Sched {
     pub fn exit_current(&mut self, cpu: CpuId) {
         let p = self.rqs[cpu].curr.expect("exit on an idle CPU");
         self.settle_progress(cpu);
-        self.tasks[p].work = Work::None;
+        self.tasks[p].sim.work = Work::None;
         self.tasks[p].state = TaskState::Dead;
         self.trace_sched_process_exit(cpu);
         self.schedule(cpu, false);
@@ -525,7 +518,7 @@ impl Sched {
     pub fn yield_current(&mut self, cpu: CpuId) {
         let p = self.rqs[cpu].curr.expect("yield on an idle CPU");
         self.settle_progress(cpu);
-        self.tasks[p].work = Work::None;
+        self.tasks[p].sim.work = Work::None;
         self.arm_work(cpu);
         self.yield_task_fair(cpu);
         self.trace_sched_yield(cpu);
@@ -609,18 +602,18 @@ impl Sched {
                     self.update_curr(c);
                     cur = self.entities[e as usize].parent;
                 }
-            } else if let Some(since) = self.rqs[cpu].idle_since {
-                self.rqs[cpu].idle_ns += self.now - since;
+            } else if let Some(since) = self.rqs[cpu].sim.idle_since {
+                self.rqs[cpu].sim.idle_ns += self.now - since;
                 self.meter_idle_period(cpu, self.now - since);
-                self.rqs[cpu].idle_since = Some(self.now);
+                self.rqs[cpu].sim.idle_since = Some(self.now);
             }
             self.meter_account(cpu);
         }
         let now = self.now;
         for t in &mut self.tasks {
-            if let Some(w) = t.wait_start.take() {
-                t.wait_sum += now - w;
-                t.wait_start = Some(now);
+            if let Some(w) = t.stats.wait_start.take() {
+                t.stats.wait_sum += now - w;
+                t.stats.wait_start = Some(now);
             }
         }
     }

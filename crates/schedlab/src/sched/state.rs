@@ -157,6 +157,8 @@ pub enum Work {
     Until(Ns),
 }
 
+/// struct task_struct, the scheduler's part of it. Kernel fields first, under the
+/// kernel's names; statistics and the simulator's own state in their own structs.
 #[derive(Debug, Clone)]
 pub struct Task {
     pub pid: u32,
@@ -172,45 +174,71 @@ pub struct Task {
     /// TASK_ON_RQ_MIGRATING: being moved between runqueues while runnable.
     pub on_rq_migrating: bool,
     pub on_cpu: bool,
-    /// Allowed CPUs as a bitmap over machine CPUs.
+    /// p->cpus_mask as a bitmap over machine CPUs.
     pub cpus_allowed: Vec<bool>,
     pub nr_cpus_allowed: usize,
-    pub work: Work,
-    /// Wake flags of the wake-up in flight.
+    /// Wake flags of the wake-up in flight (try_to_wake_up's wake_flags).
     pub wake_flags: u32,
-    // Accounting (perf / schedstats views).
     pub nvcsw: u64,
     pub nivcsw: u64,
     /// se.nr_migrations.
     pub nr_migrations: u64,
     /// p->sched_migrated: a CPU change since the last sched-in (perf's cpu-migrations).
     pub sched_migrated: bool,
-    pub perf_migrations: u64,
-    pub perf_switches: u64,
-    /// When the task last became runnable-but-not-running, for wait time.
-    pub wait_start: Option<Ns>,
-    pub wait_sum: Ns,
-    /// When the pending wake-up was issued, for wake-up latency.
-    pub wakeup_at: Option<Ns>,
-    /// Time-weighted util_avg accumulator (results' util_avg_mean).
-    pub util_mean: UtilMean,
     /// wakee_flips / wakee_flip_decay_ts / last_wakee (fair.c record_wakee).
     pub wakee_flips: u64,
     pub wakee_flip_decay_ts: Ns,
     pub last_wakee: Option<TaskId>,
     /// p->recent_used_cpu (select_idle_sibling's recent-CPU check).
     pub recent_used_cpu: CpuId,
-    /// Cache/memory footprint in percent of the machine's migration penalties (100 = the
-    /// documented defaults).
-    pub footprint_pct: u32,
-    /// Migration penalty owed: extra reference work added to the next busy period.
-    pub cache_penalty_ns: Ns,
     /// p->in_iowait: sleeping in io_schedule(); cleared once it runs again.
     pub in_iowait: bool,
     /// Requested uclamp (min, max), 0..=1024 (p->uclamp_req).
     pub uclamp_req: [u32; 2],
     /// task_group(p): index into `Sched::groups` (0 = the root group).
     pub tg: usize,
+    /// p->stats (struct sched_statistics) and perf's software counters.
+    pub stats: TaskStats,
+    /// Not kernel state: the work the task has left and what the simulator's physics owe it.
+    pub sim: TaskSim,
+}
+
+/// The task's statistics: schedstats (struct sched_statistics), perf's software counters
+/// and the results' time-weighted util_avg.
+#[derive(Debug, Clone, Default)]
+pub struct TaskStats {
+    /// When the task last became runnable-but-not-running (stats.wait_start).
+    pub wait_start: Option<Ns>,
+    /// stats.wait_sum.
+    pub wait_sum: Ns,
+    /// When the pending wake-up was issued, for the wake-up latency statistics.
+    pub wakeup_at: Option<Ns>,
+    /// perf's cpu-migrations and context-switches counts for this task.
+    pub perf_migrations: u64,
+    pub perf_switches: u64,
+    /// Time-weighted util_avg accumulator (results' util_avg_mean).
+    pub util_mean: UtilMean,
+}
+
+/// The simulator's per-task state (docs/model.md, Hardware costs).
+#[derive(Debug, Clone)]
+pub struct TaskSim {
+    pub work: Work,
+    /// Cache/memory footprint in percent of the machine's migration penalties (100 = the
+    /// documented defaults).
+    pub footprint_pct: u32,
+    /// Migration penalty owed: extra reference work added to the next busy period.
+    pub cache_penalty_ns: Ns,
+}
+
+impl Default for TaskSim {
+    fn default() -> Self {
+        TaskSim {
+            work: Work::None,
+            footprint_pct: 100,
+            cache_penalty_ns: 0,
+        }
+    }
 }
 
 impl Task {
@@ -235,12 +263,6 @@ pub struct Rq {
     pub need_resched_lazy: bool,
     /// Wake-ups queued to this CPU and not yet activated (rq->ttwu_pending).
     pub ttwu_pending: u32,
-    /// When an idle CPU already kicked awake will be ready to run (idle-exit latency).
-    pub wake_ready_at: Ns,
-    /// When the current task's work started progressing (after the context-switch cost).
-    pub progress_start: Ns,
-    pub idle_since: Option<Ns>,
-    pub idle_ns: Ns,
     /// Clocks feeding PELT (update_rq_clock_pelt).
     pub pelt: RqClockPelt,
     /// rq->avg_rt, avg_dl, avg_hw, avg_irq: RT, DL, HW-pressure and IRQ signals, zero-valued
@@ -252,9 +274,22 @@ pub struct Rq {
     /// Times this CPU entered idle (tick_nohz idle calls; schedutil's hold heuristic).
     pub idle_calls: u64,
     pub uclamp: UclampRq,
-    pub meter: PowerMeter,
     // load balancing (docs/model.md, Load balancing)
     pub lb: super::fair::balance::RqBalance,
+    /// Not kernel state: the CPU's progress, idle periods and energy meter.
+    pub sim: RqSim,
+}
+
+/// The simulator's per-CPU state (docs/model.md, Hardware costs).
+#[derive(Debug, Clone, Default)]
+pub struct RqSim {
+    /// When an idle CPU already kicked awake will be ready to run (idle-exit latency).
+    pub wake_ready_at: Ns,
+    /// When the current task's work started progressing (after the context-switch cost).
+    pub progress_start: Ns,
+    pub idle_since: Option<Ns>,
+    pub idle_ns: Ns,
+    pub meter: PowerMeter,
 }
 
 /// Simulation-wide knobs the kernel model reads.

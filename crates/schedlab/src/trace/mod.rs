@@ -231,7 +231,7 @@ impl Tracer {
                 );
             }
             if s.rqs[cpu].curr.is_none() {
-                let since = s.rqs[cpu].idle_since.unwrap_or(start);
+                let since = s.rqs[cpu].sim.idle_since.unwrap_or(start);
                 self.enter_idle(cpu, start, since);
             }
         }

@@ -404,7 +404,7 @@ impl Sched {
         };
         let util = self.entities[se as usize].avg.util_avg;
         let now = self.now;
-        let m = &mut self.tasks[p].util_mean;
+        let m = &mut self.tasks[p].stats.util_mean;
         m.area += util as u128 * (now - m.mark) as u128;
         m.mark = now;
     }

@@ -29,7 +29,7 @@ impl Sched {
     pub fn meter_init(&mut self) {
         for cpu in 0..self.machine.nr_cpus() {
             let d = &self.machine.freq_domains[self.machine.cpus[cpu].freq_domain];
-            self.rqs[cpu].meter = PowerMeter {
+            self.rqs[cpu].sim.meter = PowerMeter {
                 mark: self.now,
                 busy_at: vec![0; d.opps.len()],
                 time_at: vec![0; d.opps.len()],
@@ -48,7 +48,7 @@ impl Sched {
         let power = d.opps[opp].power_uw;
         let busy = self.rqs[cpu].curr.is_some();
         let now = self.now;
-        let m = &mut self.rqs[cpu].meter;
+        let m = &mut self.rqs[cpu].sim.meter;
         let dt = now - m.mark;
         m.mark = now;
         m.time_at[opp] += dt;
@@ -78,7 +78,7 @@ impl Sched {
         };
         let d = &self.machine.freq_domains[self.machine.cpus[cpu].freq_domain];
         let power = d.idle_states[state].power_uw;
-        let m = &mut self.rqs[cpu].meter;
+        let m = &mut self.rqs[cpu].sim.meter;
         m.idle_in[state] += len;
         m.idle_energy += power as u128 * len as u128;
     }

@@ -80,20 +80,20 @@ impl Sched {
         } else {
             c.migrate_llc_ns
         };
-        base * self.tasks[p].footprint_pct as Ns / 100
+        base * self.tasks[p].sim.footprint_pct as Ns / 100
     }
 
     /// Fold a task's owed migration penalty into its current busy period.
     pub(crate) fn apply_cache_penalty(&mut self, p: TaskId) {
         let t = &mut self.tasks[p];
-        if t.cache_penalty_ns == 0 {
+        if t.sim.cache_penalty_ns == 0 {
             return;
         }
-        t.work = match t.work {
-            Work::Reference(left) => Work::Reference(left + t.cache_penalty_ns),
-            Work::Until(at) => Work::Until(at + t.cache_penalty_ns),
+        t.sim.work = match t.sim.work {
+            Work::Reference(left) => Work::Reference(left + t.sim.cache_penalty_ns),
+            Work::Until(at) => Work::Until(at + t.sim.cache_penalty_ns),
             Work::None => return,
         };
-        t.cache_penalty_ns = 0;
+        t.sim.cache_penalty_ns = 0;
     }
 }

@@ -129,8 +129,8 @@ impl Sched {
         }
         self.settle_progress(cpu);
         let rq = &mut self.rqs[cpu];
-        rq.progress_start = rq.progress_start.max(self.now) + ns;
-        let free = rq.progress_start;
+        rq.sim.progress_start = rq.sim.progress_start.max(self.now) + ns;
+        let free = rq.sim.progress_start;
         self.arm_work(cpu);
         free
     }

@@ -15,11 +15,11 @@ impl Sched {
         let Some(p) = rq.curr else {
             return;
         };
-        let elapsed = self.now.saturating_sub(rq.progress_start);
-        rq.progress_start = rq.progress_start.max(self.now);
-        if let Work::Reference(left) = self.tasks[p].work {
+        let elapsed = self.now.saturating_sub(rq.sim.progress_start);
+        rq.sim.progress_start = rq.sim.progress_start.max(self.now);
+        if let Work::Reference(left) = self.tasks[p].sim.work {
             let done = elapsed * self.cpu_speed(cpu) / 1024;
-            self.tasks[p].work = Work::Reference(left.saturating_sub(done));
+            self.tasks[p].sim.work = Work::Reference(left.saturating_sub(done));
         }
     }
 
@@ -28,8 +28,8 @@ impl Sched {
         let Some(p) = self.rqs[cpu].curr else {
             return;
         };
-        let from = self.rqs[cpu].progress_start.max(self.now);
-        let at = match self.tasks[p].work {
+        let from = self.rqs[cpu].sim.progress_start.max(self.now);
+        let at = match self.tasks[p].sim.work {
             Work::None => from,
             Work::Reference(left) => {
                 let speed = self.cpu_speed(cpu).max(1);
@@ -43,7 +43,7 @@ impl Sched {
     /// Exit latency of the idle state an idle CPU is in: the deepest its idle period so far
     /// justifies (docs/model.md, Frequency, energy and governors), or the machine's flat cost.
     pub(crate) fn idle_exit_latency(&self, cpu: CpuId) -> Ns {
-        let since = self.rqs[cpu].idle_since.unwrap_or(self.now);
+        let since = self.rqs[cpu].sim.idle_since.unwrap_or(self.now);
         let d = &self.machine.freq_domains[self.machine.cpus[cpu].freq_domain];
         match self.idle_state_for(cpu, self.now - since) {
             Some(state) => d.idle_states[state].exit_latency_ns,

@@ -208,7 +208,7 @@ impl Sched {
                 return i;
             }
             if self.available_idle_cpu(i) {
-                let stamp = self.rqs[i].idle_since.unwrap_or(0);
+                let stamp = self.rqs[i].sim.idle_since.unwrap_or(0);
                 let d = &self.machine.freq_domains[self.machine.cpus[i].freq_domain];
                 let exit = self
                     .idle_state_for(i, self.now - stamp)
