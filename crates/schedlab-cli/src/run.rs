@@ -4,8 +4,8 @@
 use crate::cli_error::CliError;
 use crate::output::JsonTarget;
 use clap::Args;
+use schedlab::experiment::render_human;
 use schedlab::experiment::{load_scenario, run_scenario, PreemptModel, Scenario};
-use schedlab::metrics::render_human;
 use schedlab::time::parse_duration;
 use schedlab::InputError;
 use std::io::Write;

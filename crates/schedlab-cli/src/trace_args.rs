@@ -3,8 +3,8 @@
 //! was written.
 
 use clap::Args;
+use schedlab::experiment::trace_run::{estimate, Estimate};
 use schedlab::experiment::Scenario;
-use schedlab::trace::run::{estimate, Estimate};
 use schedlab::trace::scenario_toml::trace_from_scenario_file;
 use schedlab::trace::select::{
     parse_counters, parse_events, parse_precision, parse_window, Format,
@@ -146,9 +146,9 @@ pub fn run_traced(
     scenario: &Scenario,
     cfg: &TraceConfig,
     quiet: bool,
-) -> Result<schedlab::metrics::RunResult, InputError> {
+) -> Result<schedlab::experiment::RunResult, InputError> {
     warn_if_large(scenario, cfg)?;
-    let (result, stats) = schedlab::trace::run::run_traced(scenario, cfg)?;
+    let (result, stats) = schedlab::experiment::trace_run::run_traced(scenario, cfg)?;
     if !quiet {
         report(cfg, &stats);
     }

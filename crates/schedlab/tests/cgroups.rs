@@ -5,8 +5,8 @@ mod common;
 
 use common::*;
 use schedlab::experiment::run::{execute_in_place, prepare};
+use schedlab::experiment::RunResult;
 use schedlab::experiment::{parse_scenario, Scenario};
-use schedlab::metrics::RunResult;
 use schedlab::sched::fair::group::CgroupSpec;
 use schedlab::time::NSEC_PER_SEC;
 use schedlab::workload::{Op, Policy, TaskSpec};
@@ -339,7 +339,7 @@ fn text_traces_carry_the_group_path() {
         workload_of(vec![hog("b0", 0, None), hog("f0", 0, None)]),
     )
     .unwrap();
-    schedlab::trace::run::run_sim_traced(&sc, &mut sim, &cfg, Some(1)).unwrap();
+    schedlab::experiment::trace_run::run_sim_traced(&sc, &mut sim, &cfg, Some(1)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
     assert!(

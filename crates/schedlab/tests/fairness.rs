@@ -20,7 +20,7 @@ fn assert_ratio(got: f64, want: f64, tol: f64, what: &str) {
 
 /// The lighter task runs whole ticks, so over a finite window its CPU time may miss its
 /// exact share by up to one tick (plus switch costs); check that bound at every HZ.
-fn assert_within_one_tick(r: &schedlab::metrics::RunResult, light: &str, share: f64, hz: u64) {
+fn assert_within_one_tick(r: &schedlab::experiment::RunResult, light: &str, share: f64, hz: u64) {
     let total: u64 = r.tasks.iter().map(|t| t.cpu_time_ns).sum();
     let ideal = total as f64 * share;
     let got = cpu_time(r, light) as f64;
@@ -31,7 +31,7 @@ fn assert_within_one_tick(r: &schedlab::metrics::RunResult, light: &str, share: 
     );
 }
 
-fn pair(nice: i32, hz: u32) -> schedlab::metrics::RunResult {
+fn pair(nice: i32, hz: u32) -> schedlab::experiment::RunResult {
     let mut sc = scenario("smp:1", 10);
     sc.hz = hz;
     run(&sc, vec![hog("a", 0, None), hog("b", nice, None)])

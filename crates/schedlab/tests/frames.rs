@@ -2,8 +2,8 @@
 //! `pixel6`, its jank in Jankbench and gfxinfo terms, determinism per seed.
 
 use schedlab::experiment::run::run_scenario;
+use schedlab::experiment::RunResult;
 use schedlab::experiment::Scenario;
-use schedlab::metrics::RunResult;
 use schedlab::sched::cpufreq_schedutil::Governor;
 use schedlab::workload::frames::FramesResult;
 use schedlab::workload::report::WorkloadSection;

@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use schedlab::experiment::run::{execute, prepare};
-use schedlab::metrics::RunResult;
+use schedlab::experiment::RunResult;
 use schedlab::workload::hackbench::HackbenchResult;
 use schedlab::workload::report::WorkloadSection;
 use schedlab::workload::{build_workload_on, Compiled};

@@ -5,8 +5,8 @@ mod common;
 
 use common::*;
 use schedlab::experiment::run::{execute, prepare, prepare_on};
+use schedlab::experiment::RunResult;
 use schedlab::machine::build::Shape;
-use schedlab::metrics::RunResult;
 use schedlab::workload::{Op, Policy, SchedChange, TaskSpec, Workload};
 
 fn run_on(shape: &Shape, tasks: Vec<TaskSpec>) -> RunResult {

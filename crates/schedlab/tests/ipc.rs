@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use schedlab::experiment::run::{execute, prepare};
-use schedlab::metrics::RunResult;
+use schedlab::experiment::RunResult;
 use schedlab::workload::program::ObjectSpec;
 use schedlab::workload::{Op, Policy, TaskSpec, Workload};
 

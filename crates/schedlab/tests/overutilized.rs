@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use schedlab::experiment::run::{execute, prepare};
-use schedlab::metrics::RunResult;
+use schedlab::experiment::RunResult;
 use schedlab::workload::{Op, Policy, TaskSpec, Workload};
 
 fn run_with(machine: &str, features: &str, tasks: Vec<TaskSpec>) -> RunResult {

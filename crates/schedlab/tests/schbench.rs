@@ -5,9 +5,9 @@ mod common;
 
 use common::*;
 use schedlab::experiment::run::{execute, prepare, prepare_on};
+use schedlab::experiment::RunResult;
 use schedlab::machine::presets::machine_from_name;
 use schedlab::machine::Costs;
-use schedlab::metrics::RunResult;
 use schedlab::workload::report::WorkloadSection;
 use schedlab::workload::schbench::SchbenchResult;
 use schedlab::workload::{build_workload_on, Compiled, Workload};

@@ -7,10 +7,10 @@ mod trace_support;
 
 use common::*;
 use schedlab::experiment::run::prepare;
+use schedlab::experiment::trace_run::run_sim_traced;
+use schedlab::experiment::RunResult;
 use schedlab::experiment::Scenario;
-use schedlab::metrics::RunResult;
 use schedlab::simulation::Simulation;
-use schedlab::trace::run::run_sim_traced;
 use schedlab::trace::select::{parse_events, Precision};
 use schedlab::trace::{TraceConfig, TraceStats};
 use schedlab::workload::{Op, Policy, TaskSpec};

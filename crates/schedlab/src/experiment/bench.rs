@@ -4,8 +4,8 @@
 use super::run::{execute, prepare};
 use super::Scenario;
 use crate::error::InputError;
+use crate::experiment::RunResult;
 use crate::machine::presets::machine_from_name;
-use crate::metrics::RunResult;
 use crate::sched::cpufreq_schedutil::Governor;
 use crate::sched::fair::group::CgroupSpec;
 use crate::time::{Ns, NSEC_PER_MSEC, NSEC_PER_SEC};

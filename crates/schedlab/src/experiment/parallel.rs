@@ -4,7 +4,7 @@
 use super::run::run_scenario;
 use super::Scenario;
 use crate::error::InputError;
-use crate::metrics::RunResult;
+use crate::experiment::RunResult;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 

@@ -1,12 +1,13 @@
 //! Running a scenario end to end: build machine, features and workload, simulate, and
 //! turn the final state into the result document.
 
+use super::RunResult;
 use super::Scenario;
 use crate::error::InputError;
 use crate::machine::presets::machine_from_name;
 use crate::machine::Machine;
 use crate::metrics::latency::WakeupLatencies;
-use crate::metrics::{PerfStat, RootDomainResult, RunResult, ScenarioEcho, SimStats, TaskResult};
+use crate::metrics::{PerfStat, RootDomainResult, ScenarioEcho, SimStats, TaskResult};
 use crate::sched::features::Features;
 use crate::simulation::Simulation;
 use crate::workload::report::RunView;

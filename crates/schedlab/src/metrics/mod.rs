@@ -1,8 +1,7 @@
-//! Observation: counters and histograms collected from probes, and the result document.
+//! Observation: statistics observers of the model's tracepoints (wake-up latency) and
+//! the per-task, per-CPU and per-group parts of the result document.
 
 pub mod latency;
-pub mod report;
 pub mod results;
 
-pub use report::render_human;
 pub use results::*;

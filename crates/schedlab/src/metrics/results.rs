@@ -1,31 +1,9 @@
-//! The result document of one run (`--json`), described field by field in docs/results.md.
-//! Field order is fixed by these structs, so the JSON is byte-identical for the same run.
+//! The parts of the result document (`--json`) for tasks, CPUs, groups, energy and the
+//! kernel's shared state, described field by field in docs/results.md. Field order is
+//! fixed by these structs, so the JSON is byte-identical for the same run.
 
 use super::latency::LatencySummary;
 use serde::Serialize;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct RunResult {
-    pub scenario: ScenarioEcho,
-    pub sim: SimStats,
-    pub perf: PerfStat,
-    pub tasks: Vec<TaskResult>,
-    pub cpus: Vec<CpuResult>,
-    pub energy: EnergyResult,
-    pub root_domain: RootDomainResult,
-    /// The per-LLC sched_domain_shared lines (the root domain's line is in `root_domain`).
-    pub sd_shared: SharedLinesResult,
-    /// Scheduler CPU time by kernel function, largest first.
-    pub sched_profile: Vec<ProfileEntry>,
-    /// Where wake-up, fork and exec placements went (schedstat style).
-    pub placement: crate::sched::fair::placement::PlacementStats,
-    /// One section per benchmark front end (hackbench, schbench, …), in `-w` order;
-    /// rt-app adds none.
-    pub workloads: Vec<crate::workload::report::WorkloadSection>,
-    /// Task groups other than the root, in creation order; absent without groups.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub groups: Vec<GroupResult>,
-}
 
 /// One task group's cpu.stat (docs/results.md).
 #[derive(Debug, Clone, Serialize)]

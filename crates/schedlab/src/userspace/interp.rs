@@ -7,26 +7,11 @@ use crate::machine::CpuId;
 use crate::sched::{Sched, TaskId, Work};
 use crate::time::Ns;
 use crate::workload::program::{match_loops, Since};
-use crate::workload::{Op, TimerMode, Workload};
+use crate::workload::{Op, Probes, Sample, TimerMode, Workload};
 use std::rc::Rc;
 
 /// Busy work between two attempts of a spinning `SpinLockCpu` (rep;nop loop).
 pub const SPIN_QUANTUM_NS: Ns = 2_000;
-
-/// One `Op::Record` sample: when it was taken and the measured interval.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Sample {
-    pub at: Ns,
-    pub value: Ns,
-}
-
-/// What the programs measured about themselves (counters and sample logs), read by the
-/// front ends after the run; never read by the kernel model.
-#[derive(Debug, Clone, Default)]
-pub struct Probes {
-    pub counters: Vec<u64>,
-    pub logs: Vec<Vec<Sample>>,
-}
 
 /// Ops a program may execute without any simulated time passing before it is declared
 /// stuck (e.g. a forever loop holding only attribute changes).

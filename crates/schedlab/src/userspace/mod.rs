@@ -6,4 +6,5 @@
 pub mod interp;
 pub mod objects;
 
-pub use interp::{Interpreter, Probes, Sample, Step};
+pub use crate::workload::{Probes, Sample};
+pub use interp::{Interpreter, Step};

@@ -12,8 +12,7 @@ pub mod schbench;
 pub mod spinner;
 pub mod stress_ng;
 
-pub use crate::userspace::interp::Sample;
-pub use program::{Op, Policy, SchedChange, TaskSpec, TimerMode, Workload};
+pub use program::{Op, Policy, Probes, Sample, SchedChange, TaskSpec, TimerMode, Workload};
 pub use report::ToolReport;
 
 use crate::error::InputError;

@@ -24,6 +24,21 @@ impl Base {
     }
 }
 
+/// One `Op::Record` sample: when it was taken and the measured interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    pub at: Ns,
+    pub value: Ns,
+}
+
+/// What the programs measured about themselves (counters and sample logs), read by the
+/// front ends after the run; never read by the kernel model.
+#[derive(Debug, Clone, Default)]
+pub struct Probes {
+    pub counters: Vec<u64>,
+    pub logs: Vec<Vec<Sample>>,
+}
+
 /// rt-app timer modes (docs/rtapp.md, Events).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimerMode {

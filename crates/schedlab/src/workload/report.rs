@@ -4,11 +4,11 @@
 use super::frames::FramesReport;
 use super::hackbench::HackbenchReport;
 use super::program::Base;
+use super::program::Probes;
 use super::schbench::SchbenchReport;
 use super::spinner::SpinnerReport;
 use super::stress_ng::StressWaitReport;
 use crate::metrics::TaskResult;
-use crate::userspace::Probes;
 use serde::Serialize;
 
 /// What a front end needs to print after the run, with the indices of its tasks, objects,

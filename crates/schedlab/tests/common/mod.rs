@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use schedlab::experiment::run::{execute, prepare};
+use schedlab::experiment::RunResult;
 use schedlab::experiment::{PreemptModel, Scenario};
-use schedlab::metrics::RunResult;
 use schedlab::simulation::Simulation;
 use schedlab::time::{Ns, NSEC_PER_SEC};
 use schedlab::workload::{Op, Policy, TaskSpec, Workload};

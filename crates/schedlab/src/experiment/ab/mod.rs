@@ -9,7 +9,7 @@ pub mod table;
 use super::parallel::run_all;
 use super::Scenario;
 use crate::error::InputError;
-use crate::metrics::RunResult;
+use crate::experiment::RunResult;
 use serde::Serialize;
 use stats::{holm, welch, Summary};
 use std::collections::BTreeMap;

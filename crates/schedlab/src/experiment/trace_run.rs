@@ -1,13 +1,13 @@
 //! Running a scenario with a trace: a pilot run for the size estimate, then the real run
 //! with the tracer attached, and the trace file moved into place only if all went well.
 
-use super::{TraceConfig, TraceStats, Tracer};
 use crate::error::InputError;
 use crate::experiment::run::{execute_in_place, prepare, scenario_workload};
+use crate::experiment::RunResult;
 use crate::experiment::Scenario;
-use crate::metrics::RunResult;
 use crate::simulation::Simulation;
 use crate::time::{Ns, NSEC_PER_MSEC};
+use crate::trace::{TraceConfig, TraceStats, Tracer};
 
 /// Simulated time of the estimate's pilot run.
 pub const PILOT_NS: Ns = 200 * NSEC_PER_MSEC;
