@@ -3,7 +3,7 @@
 //! or until every task has exited.
 
 use crate::engine::Event;
-use crate::machine::Machine;
+use crate::machine::{CpuId, Machine};
 use crate::metrics::latency::WakeupLatencies;
 use crate::sched::features::Features;
 use crate::sched::PreemptModel;
@@ -124,7 +124,24 @@ impl Simulation {
         self.sched.now = self.sched.now.max(t);
     }
 
+    /// The CPU whose interrupt, IPI or syscall an event is (its return to user mode
+    /// honours a pending lazy resched request).
+    fn event_cpu(&self, ev: Event) -> Option<CpuId> {
+        match ev {
+            Event::TaskStart(p) | Event::TimerWake(p) => Some(self.sched.tasks[p].cpu),
+            Event::WakeArrive { cpu, .. }
+            | Event::WorkDone(cpu)
+            | Event::Tick(cpu)
+            | Event::HrTick(cpu)
+            | Event::Stopper(cpu)
+            | Event::NohzKick(cpu) => Some(cpu),
+            Event::FreqChange(_) | Event::CfsPeriod(_) => None,
+        }
+    }
+
     fn dispatch(&mut self, ev: Event) {
+        let event_cpu = self.event_cpu(ev);
+        self.sched.event_cpu = event_cpu;
         let s = &mut self.sched;
         match ev {
             Event::TaskStart(p) => {
@@ -155,6 +172,9 @@ impl Simulation {
             Event::Stopper(cpu) => s.active_load_balance_cpu_stop(cpu),
             Event::NohzKick(cpu) => s.nohz_csd_func(cpu),
             Event::CfsPeriod(tg) => s.cfs_period_timer(tg),
+        }
+        if let Some(cpu) = event_cpu {
+            self.sched.return_to_user(cpu);
         }
     }
 }

@@ -78,6 +78,7 @@ impl Sched {
             em: Vec::new(),
             events: EventQueue::default(),
             resched_now: Vec::new(),
+            event_cpu: None,
             invariant_violations: 0,
             invariant_messages: Vec::new(),
             switch_log: None,
@@ -161,34 +162,56 @@ impl Sched {
 
     // ---- resched requests -------------------------------------------------------------
 
-    /// resched_curr: set need_resched. An idle CPU reschedules at once; a running task
-    /// is switched at once under `full`/`lazy`, otherwise at its next tick or block.
+    /// resched_curr: set need_resched. Tasks run in user mode in this model, and every
+    /// preemption model honours the flag on the next return to user mode
+    /// (exit_to_user_mode_loop): the end of the interrupt, IPI or syscall in which the
+    /// request was made, or of the reschedule IPI a remote request sends — so it takes
+    /// effect before the current event ends. An idle CPU reschedules at once too.
     pub fn resched_curr(&mut self, cpu: CpuId) {
-        let rq = &mut self.rqs[cpu];
-        rq.need_resched = true;
-        let immediate = rq.curr.is_none()
-            || matches!(self.cfg.preempt, PreemptModel::Full | PreemptModel::Lazy);
-        if immediate {
-            self.resched_now.push(cpu);
-        }
+        self.rqs[cpu].need_resched = true;
+        self.resched_now.push(cpu);
     }
 
-    /// resched_curr_lazy: under the lazy model only the lazy flag is set, promoted at the
-    /// next tick; otherwise a normal resched (docs/model.md, Preemption models).
+    /// resched_curr_lazy: under the lazy model only TIF_NEED_RESCHED_LAZY is set and no IPI
+    /// is sent. The flag is honoured on a return to user mode of that CPU: at once when
+    /// the request is made on the CPU itself, else at its next interrupt or syscall
+    /// (`return_to_user`), and the tick promotes it. Otherwise a normal resched.
     pub fn resched_curr_lazy(&mut self, cpu: CpuId) {
         if self.cfg.preempt == PreemptModel::Lazy && self.rqs[cpu].curr.is_some() {
             if !self.rqs[cpu].need_resched {
                 self.rqs[cpu].need_resched_lazy = true;
+                if self.event_cpu == Some(cpu) {
+                    self.resched_now.push(cpu);
+                }
             }
         } else {
             self.resched_curr(cpu);
         }
     }
 
+    /// The end of an interrupt, IPI or syscall on `cpu`, on the way back to user mode:
+    /// a pending need_resched (lazy or not) is acted on (exit_to_user_mode_loop). Requests
+    /// other than lazy ones are already queued when made.
+    pub fn return_to_user(&mut self, cpu: CpuId) {
+        let rq = &self.rqs[cpu];
+        if rq.need_resched_lazy && !rq.need_resched {
+            self.resched_now.push(cpu);
+        }
+    }
+
+    /// The end of a timer interrupt (tick, HRTICK) on `cpu`: any pending request acts.
+    fn timer_return_to_user(&mut self, cpu: CpuId) {
+        let rq = &self.rqs[cpu];
+        if rq.need_resched || rq.need_resched_lazy {
+            self.resched_now.push(cpu);
+        }
+    }
+
     /// Act on every need_resched that must take effect before the current event ends.
     pub fn process_resched(&mut self) {
         while let Some(cpu) = self.resched_now.pop() {
-            if self.rqs[cpu].need_resched {
+            let rq = &self.rqs[cpu];
+            if rq.need_resched || rq.need_resched_lazy {
                 self.schedule(cpu, true);
             }
         }
@@ -482,10 +505,6 @@ impl Sched {
         self.tasks[p].sim.work = work;
         self.apply_cache_penalty(p);
         self.arm_work(cpu);
-        // A preemption point between two steps (voluntary preemption's cond_resched).
-        if self.cfg.preempt == PreemptModel::Voluntary && self.rqs[cpu].need_resched {
-            self.schedule(cpu, true);
-        }
     }
 
     /// The running task blocks in io_schedule(): as block_current, with in_iowait set.
@@ -572,9 +591,7 @@ impl Sched {
         self.trace_sched_tick(cpu);
         // Periodic and NOHZ balancing; the softirq also ages blocked load (sched_balance_softirq).
         self.sched_balance_trigger(cpu);
-        if self.rqs[cpu].need_resched {
-            self.resched_now.push(cpu);
-        }
+        self.timer_return_to_user(cpu);
     }
 
     pub(crate) fn arm_hrtick(&mut self, cpu: CpuId, at: Ns) {
@@ -587,9 +604,7 @@ impl Sched {
             return;
         }
         self.task_tick_fair(cpu, true);
-        if self.rqs[cpu].need_resched {
-            self.resched_now.push(cpu);
-        }
+        self.timer_return_to_user(cpu);
     }
 
     /// Charge running tasks and idle CPUs up to `now` (end of the run).

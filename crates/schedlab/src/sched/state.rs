@@ -362,6 +362,9 @@ pub struct Sched {
     pub events: EventQueue,
     /// CPUs whose need_resched must be acted on before the current event ends.
     pub resched_now: Vec<CpuId>,
+    /// The CPU whose interrupt, IPI or syscall the current event runs in (None: no CPU's,
+    /// e.g. a frequency change).
+    pub event_cpu: Option<CpuId>,
     pub invariant_violations: u64,
     pub invariant_messages: Vec<String>,
     /// Optional probe: every context switch as (time, cpu, prev, next). Observation only.
