@@ -1,4 +1,5 @@
-//! The `[trace]` table of a scenario file (docs/scenario.md):
+//! The `[trace]` table of a scenario file (docs/scenario.md), also what the `--trace*`
+//! flags set (docs/traces.md):
 //!
 //! ```toml
 //! [trace]
@@ -9,32 +10,15 @@
 //! precision = "us"              # text timestamps: us (kernel layout) or ns
 //! ```
 
-use super::select::{parse_counters, parse_events, parse_precision, parse_window, TraceConfig};
+use super::select::{
+    format_named, parse_counters, parse_events, parse_precision, parse_window, Format, TraceConfig,
+};
 use crate::error::InputError;
+use crate::experiment::scenario::Source;
 use std::path::Path;
 use toml::Value;
 
 pub const TRACE_KEYS: &[&str] = &["file", "events", "window", "counters", "precision"];
-
-/// The trace a scenario file asks for, if it has a `[trace]` table.
-pub fn trace_from_scenario_file(path: &Path) -> Result<Option<TraceConfig>, InputError> {
-    let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        InputError::new(&origin, format!("cannot read the scenario file: {e}"))
-            .with_fix("check the path")
-    })?;
-    let base = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| InputError::new(&origin, e.message().trim().to_string()))?;
-    match table.get("trace") {
-        None => Ok(None),
-        Some(v) => trace_table(v, &origin, base).map(Some),
-    }
-}
 
 fn list(v: &Value, at: &str) -> Result<String, InputError> {
     match v {
@@ -59,19 +43,45 @@ fn string<'a>(v: &'a Value, at: &str) -> Result<&'a str, InputError> {
         .ok_or_else(|| InputError::new(at, "expected a string"))
 }
 
-/// Parse the `[trace]` table; `base` is the folder a relative `file` starts from.
-pub fn trace_table(v: &Value, origin: &str, base: &Path) -> Result<TraceConfig, InputError> {
+/// Apply a `[trace]` table over the trace settings so far: the table of a scenario file,
+/// or one `--trace*` flag or `trace.KEY=VALUE` setting as a one-entry table. `file` starts
+/// a trace (or moves it: the other settings stay), every other key replaces its setting;
+/// without a trace yet, `file` is required. `base` is the folder a relative `file` starts
+/// from.
+pub fn apply_trace(
+    cur: &mut Option<TraceConfig>,
+    v: &Value,
+    src: Source,
+    base: &Path,
+) -> Result<(), InputError> {
     let Value::Table(t) = v else {
-        return Err(
-            InputError::new(format!("{origin}: key 'trace'"), "expected a table")
-                .with_fix("write a [trace] table with file = \"run.pftrace\""),
-        );
+        return Err(InputError::new(src.key("trace"), "expected a table")
+            .with_fix("write a [trace] table with file = \"run.pftrace\""));
     };
-    let at = |k: &str| format!("{origin}: trace.{k}");
-    let file = t.get("file").ok_or_else(|| {
-        InputError::new(at("file"), "missing").with_fix("add file = \"run.pftrace\" or \"run.txt\"")
-    })?;
-    let mut cfg = TraceConfig::new(base.join(string(file, &at("file"))?))?;
+    let at = |k: &str| src.entry("trace", k);
+    let mut cfg = match (t.get("file"), cur.as_ref()) {
+        (Some(file), cur) => {
+            let path = base.join(string(file, &at("file"))?);
+            let format = format_named(&path, &at("file"))?;
+            match cur {
+                Some(c) => TraceConfig {
+                    path,
+                    format,
+                    ..c.clone()
+                },
+                None => TraceConfig::with_format(path, format),
+            }
+        }
+        (None, Some(c)) => c.clone(),
+        (None, None) => {
+            return Err(match src {
+                Source::File(_) => InputError::new(at("file"), "missing")
+                    .with_fix("add file = \"run.pftrace\" or \"run.txt\""),
+                Source::Flag(flag) => InputError::new(flag, "has no effect without --trace")
+                    .with_fix("add --trace FILE.pftrace or --trace FILE.txt"),
+            })
+        }
+    };
     for (k, v) in t {
         match k.as_str() {
             "file" => {}
@@ -81,11 +91,25 @@ pub fn trace_table(v: &Value, origin: &str, base: &Path) -> Result<TraceConfig, 
             "precision" => cfg.precision = parse_precision(string(v, &at(k))?, &at(k))?,
             other => {
                 return Err(
-                    InputError::new(origin, format!("unknown key 'trace.{other}'"))
+                    InputError::new(src.origin(), format!("unknown key 'trace.{other}'"))
                         .with_fix(format!("known keys: {}", TRACE_KEYS.join(", "))),
                 )
             }
         }
     }
-    Ok(cfg)
+    if cfg.counters.any() && cfg.format != Format::Perfetto {
+        // Named where the table made them clash: its counters, else its (text) file.
+        let key = if t.contains_key("counters") {
+            "counters"
+        } else {
+            "file"
+        };
+        return Err(InputError::new(
+            at(key),
+            "counter tracks are written to Perfetto traces only",
+        )
+        .with_fix("trace to FILE.pftrace, or leave the counters out"));
+    }
+    *cur = Some(cfg);
+    Ok(())
 }
