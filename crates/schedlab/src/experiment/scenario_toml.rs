@@ -544,4 +544,139 @@ workloads = ["rtapp a.json", "rtapp b.json"]
             "{e}"
         );
     }
+
+    #[test]
+    fn trace_table_is_kept_in_the_scenario() {
+        use crate::trace::select::{EventKind, Format, Precision};
+        let sc = parse(
+            "[trace]\nfile = \"out.txt\"\nevents = [\"sched_switch\"]\n\
+             window = \"1s..2s\"\nprecision = \"ns\"\n",
+        )
+        .unwrap();
+        let t = sc.trace.expect("the [trace] table is kept");
+        assert_eq!(t.path, Path::new("/scen/out.txt"), "relative to the file");
+        assert_eq!(t.format, Format::Text);
+        assert!(t.events.contains(EventKind::SchedSwitch));
+        assert!(!t.events.contains(EventKind::SchedWaking));
+        assert_eq!(t.window, (1_000_000_000, 2_000_000_000));
+        assert_eq!(t.precision, Precision::Ns);
+        assert_eq!(parse("seed = 2").unwrap().trace, None);
+        let e = parse("[trace]\nfile = \"x.txt\"\ncounters = \"util\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.toml: trace.counters: ") && e.contains("Perfetto traces only"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn flags_use_the_keys_setter_and_its_texts() {
+        let cases: &[(&str, Value, FlagValue, &str)] = &[
+            (
+                "preempt",
+                Value::String("rt".into()),
+                FlagValue::Text("rt"),
+                "--preempt",
+            ),
+            (
+                "duration",
+                Value::String("-5s".into()),
+                FlagValue::Text("-5s"),
+                "-t/--time",
+            ),
+            ("hz", Value::Integer(0), FlagValue::Int(0), "--hz"),
+            (
+                "pelt_halflife",
+                Value::String("5.5ms".into()),
+                FlagValue::Text("5.5ms"),
+                "--pelt-halflife",
+            ),
+            (
+                "governor",
+                Value::String("x".into()),
+                FlagValue::Text("x"),
+                "--governor",
+            ),
+        ];
+        for (key, file_value, flag_value, flag) in cases {
+            let from_file =
+                apply_key(&mut Scenario::default(), key, file_value, "t.toml").unwrap_err();
+            let from_flag =
+                apply_flag(&mut Scenario::default(), key, *flag_value, flag).unwrap_err();
+            assert_eq!(from_file.origin, format!("t.toml: key '{key}'"));
+            assert_eq!(from_flag.origin, *flag);
+            assert_eq!(from_file.message, from_flag.message, "{key}");
+            assert_eq!(from_file.fix, from_flag.fix, "{key}");
+        }
+
+        let mut sc = parse("workloads = [\"rtapp a.json\"]\nseed = 3").unwrap();
+        apply_flag(&mut sc, "seed", FlagValue::Int(9), "-s/--seed").unwrap();
+        let w = vec!["rtapp b.json".to_string()];
+        apply_flag(&mut sc, "workloads", FlagValue::List(&w), "-w").unwrap();
+        apply_flag(&mut sc, "autogroup", FlagValue::Switch, "--autogroup").unwrap();
+        assert_eq!((sc.seed, sc.autogroup), (9, true));
+        assert_eq!(sc.workloads, w);
+        assert_eq!(
+            sc.base_dir,
+            Path::new("."),
+            "a flag's paths start at the cwd"
+        );
+
+        apply_flag_assignment(&mut sc, "sysctl", "sched_util_clamp_max=512", "--sysctl").unwrap();
+        assert_eq!(sc.sysctl.sched_util_clamp_max, 512);
+        let e = apply_flag_assignment(&mut sc, "sysctl", "sched_util_clamp_min=2000", "--sysctl")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--sysctl 'sched_util_clamp_min=2000': ") && e.contains("0..=1024"),
+            "{e}"
+        );
+        let e = parse("[sysctl]\nsched_util_clamp_min = 2000\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.toml: sysctl.sched_util_clamp_min: ") && e.contains("0..=1024"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn trace_flags_apply_over_the_table() {
+        use crate::trace::select::{EventKind, Format};
+        let text = |t| FlagValue::Text(t);
+        let mut sc = Scenario::default();
+        let e = apply_flag(&mut sc, "trace.events", text("cpu_idle"), "--trace-events")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--trace-events: has no effect without --trace"),
+            "{e}"
+        );
+
+        let mut sc = parse("[trace]\nfile = \"a.pftrace\"\nevents = \"cpu_idle\"\n").unwrap();
+        apply_flag(&mut sc, "trace.file", text("b.txt"), "--trace b.txt").unwrap();
+        let t = sc.trace.clone().unwrap();
+        assert_eq!(t.path, Path::new("b.txt"), "a flag's path is kept as typed");
+        assert_eq!(t.format, Format::Text);
+        assert!(
+            t.events.contains(EventKind::CpuIdle) && !t.events.contains(EventKind::SchedSwitch)
+        );
+        let e = apply_flag(&mut sc, "trace.counters", text("util"), "--trace-counters")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--trace-counters: counter tracks"), "{e}");
+        let e = apply_flag(&mut sc, "trace.window", text("2s"), "--trace-window")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--trace-window: '2s' is not a window"), "{e}");
+        let e = apply_flag(&mut sc, "trace.file", text("c.json"), "--trace c.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--trace c.json: the file name does not say"),
+            "{e}"
+        );
+        assert_eq!(sc.trace, Some(t), "a refused flag changes nothing");
+    }
 }
