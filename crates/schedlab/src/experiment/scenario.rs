@@ -70,7 +70,7 @@ pub struct Scenario {
     /// The `[trace]` table / `--trace*` flags: the trace to write, if any. The run itself
     /// does not read it (a traced run is the same run); `trace::run::run_traced` writes it,
     /// as `schedlab run` does.
-    pub trace: Option<crate::trace::TraceConfig>,
+    pub trace: Option<crate::trace::select::TraceConfig>,
 }
 
 impl Default for Scenario {
