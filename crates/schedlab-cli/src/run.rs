@@ -5,8 +5,8 @@ use crate::cli_error::CliError;
 use crate::output::JsonTarget;
 use clap::Args;
 use schedlab::experiment::render_human;
-use schedlab::experiment::{load_scenario, run_scenario, PreemptModel, Scenario};
-use schedlab::time::parse_duration;
+use schedlab::experiment::scenario_toml::{apply_flag, apply_flag_assignment, FlagValue};
+use schedlab::experiment::{load_scenario, run_scenario, Scenario};
 use schedlab::InputError;
 use std::io::Write;
 use std::path::PathBuf;
@@ -25,8 +25,9 @@ pub struct ScenarioArgs {
     #[arg(short, long)]
     features: Option<String>,
     /// Seed for the random streams.
-    #[arg(short, long)]
-    seed: Option<u64>,
+    // 0..=i64::MAX: what a scenario file's TOML integer can hold.
+    #[arg(short, long, value_parser = clap::value_parser!(i64).range(0..))]
+    seed: Option<i64>,
     /// Simulated run length, e.g. 10s, 500ms.
     #[arg(short = 't', long = "time", allow_hyphen_values = true)]
     time: Option<String>,
@@ -75,9 +76,10 @@ pub struct RunArgs {
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
     let json = args.json.as_deref().map(JsonTarget::from_arg).transpose()?;
-    let scenario = build_scenario(&args.common)?;
-    let result = match args.trace.config(args.common.scenario.as_deref())? {
-        Some(cfg) => crate::trace_args::run_traced(&scenario, &cfg, args.quiet)?,
+    let mut scenario = build_scenario(&args.common)?;
+    args.trace.apply(&mut scenario)?;
+    let result = match &scenario.trace {
+        Some(cfg) => crate::trace_args::run_traced(&scenario, cfg, args.quiet)?,
         None => run_scenario(&scenario)?,
     };
     if !args.quiet {
@@ -101,52 +103,44 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The scenario file (or the defaults), with every given flag replacing its key.
+/// The scenario file (or the defaults), with every given flag replacing its key through
+/// the file keys' own setter (so a flag and its key share their error texts).
 pub fn build_scenario(args: &ScenarioArgs) -> Result<Scenario, InputError> {
+    fn text(v: &Option<String>) -> Option<FlagValue<'_>> {
+        v.as_deref().map(FlagValue::Text)
+    }
     let mut sc = match &args.scenario {
         Some(path) => load_scenario(path)?,
         None => Scenario::default(),
     };
-    if let Some(m) = &args.machine {
-        sc.machine = m.clone();
-    }
-    if let Some(f) = &args.features {
-        sc.features = f.clone();
-    }
-    if let Some(s) = args.seed {
-        sc.seed = s;
-    }
-    if let Some(t) = &args.time {
-        sc.duration_ns = Some(parse_duration(t).map_err(|m| InputError::new("-t/--time", m))?);
-    }
-    if let Some(hz) = args.hz {
-        sc.hz = hz;
-    }
-    if let Some(p) = &args.preempt {
-        sc.preempt = PreemptModel::from_name(p).ok_or_else(|| {
-            InputError::new("--preempt", format!("unknown preemption model '{p}'"))
-                .with_fix("use none, voluntary, full or lazy")
-        })?;
-    }
-    if let Some(h) = &args.pelt_halflife {
-        sc.pelt_halflife_ms = schedlab::experiment::scenario::parse_pelt_halflife(h)
-            .map_err(|m| InputError::new("--pelt-halflife", m))?;
-    }
-    if let Some(g) = &args.governor {
-        sc.governor = schedlab::sched::cpufreq_schedutil::Governor::from_name(g).map_err(|m| {
-            InputError::new("--governor", m)
-                .with_fix("use schedutil, performance, powersave or fixed:MHZ (e.g. fixed:1401)")
-        })?;
+    let flags = [
+        ("machine", "-m/--machine", text(&args.machine)),
+        ("features", "-f/--features", text(&args.features)),
+        ("seed", "-s/--seed", args.seed.map(FlagValue::Int)),
+        ("duration", "-t/--time", text(&args.time)),
+        ("hz", "--hz", args.hz.map(|hz| FlagValue::Int(hz.into()))),
+        ("preempt", "--preempt", text(&args.preempt)),
+        (
+            "pelt_halflife",
+            "--pelt-halflife",
+            text(&args.pelt_halflife),
+        ),
+        ("governor", "--governor", text(&args.governor)),
+    ];
+    for (key, flag, value) in flags {
+        if let Some(value) = value {
+            apply_flag(&mut sc, key, value, flag)?;
+        }
     }
     for s in &args.sysctl {
-        sc.sysctl.set_assignment(s)?;
+        apply_flag_assignment(&mut sc, "sysctl", s, "--sysctl")?;
     }
     if !args.workload.is_empty() {
-        sc.workloads = args.workload.clone();
-        sc.base_dir = PathBuf::from(".");
+        let list = FlagValue::List(&args.workload);
+        apply_flag(&mut sc, "workloads", list, "-w/--workload")?;
     }
     if args.autogroup {
-        sc.autogroup = true;
+        apply_flag(&mut sc, "autogroup", FlagValue::Switch, "--autogroup")?;
     }
     Ok(sc)
 }

@@ -3,15 +3,12 @@
 //! was written.
 
 use clap::Args;
+use schedlab::experiment::scenario_toml::{apply_flag, FlagValue};
 use schedlab::experiment::trace_run::{estimate, Estimate};
 use schedlab::experiment::Scenario;
-use schedlab::trace::scenario_toml::trace_from_scenario_file;
-use schedlab::trace::select::{
-    parse_counters, parse_events, parse_precision, parse_window, Format,
-};
 use schedlab::trace::{TraceConfig, TraceStats};
 use schedlab::InputError;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Estimated traces larger than this get a warning on stderr before the run.
 pub const WARN_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
@@ -21,7 +18,7 @@ pub struct TraceArgs {
     /// Write a trace: FILE.pftrace (Perfetto protobuf) or FILE.txt (ftrace text); the
     /// file appears when the run completes (docs/traces.md).
     #[arg(long, value_name = "FILE")]
-    trace: Option<PathBuf>,
+    trace: Option<String>,
     /// Events to trace, e.g. sched_switch,sched_waking (default: all).
     #[arg(long, value_name = "LIST")]
     trace_events: Option<String>,
@@ -37,61 +34,33 @@ pub struct TraceArgs {
 }
 
 impl TraceArgs {
-    /// The trace asked for by the scenario file's `[trace]` table and these flags.
-    pub fn config(&self, scenario_file: Option<&Path>) -> Result<Option<TraceConfig>, InputError> {
-        let from_file = match scenario_file {
-            Some(p) => trace_from_scenario_file(p)?,
-            None => None,
-        };
-        let mut cfg = match (&self.trace, from_file) {
-            // The flag names the file; the scenario's other [trace] keys still apply.
-            (Some(path), Some(f)) => TraceConfig {
-                format: TraceConfig::new(path)?.format,
-                path: path.clone(),
-                ..f
-            },
-            (Some(path), None) => TraceConfig::new(path)?,
-            (None, Some(c)) => c,
-            (None, None) => {
-                if let Some(flag) = self.stray_flag() {
-                    return Err(InputError::new(flag, "has no effect without --trace")
-                        .with_fix("add --trace FILE.pftrace or --trace FILE.txt"));
-                }
-                return Ok(None);
+    /// Set the trace the flags ask for over the scenario file's `[trace]` table, each flag
+    /// through the table key's setter: `--trace` moves the trace (the file's other keys stay),
+    /// the others replace their key.
+    pub fn apply(&self, sc: &mut Scenario) -> Result<(), InputError> {
+        if let Some(path) = &self.trace {
+            let flag = format!("--trace {path}");
+            apply_flag(sc, "trace.file", FlagValue::Text(path), &flag)?;
+        }
+        if let Some(cfg) = &sc.trace {
+            check_target(&cfg.path)?;
+        }
+        let flags = [
+            ("trace.events", "--trace-events", &self.trace_events),
+            ("trace.window", "--trace-window", &self.trace_window),
+            ("trace.counters", "--trace-counters", &self.trace_counters),
+            (
+                "trace.precision",
+                "--trace-precision",
+                &self.trace_precision,
+            ),
+        ];
+        for (key, flag, value) in flags {
+            if let Some(v) = value {
+                apply_flag(sc, key, FlagValue::Text(v), flag)?;
             }
-        };
-        check_target(&cfg.path)?;
-        if let Some(e) = &self.trace_events {
-            cfg.events = parse_events(e, "--trace-events")?;
         }
-        if let Some(w) = &self.trace_window {
-            cfg.window = parse_window(w, "--trace-window")?;
-        }
-        if let Some(c) = &self.trace_counters {
-            cfg.counters = parse_counters(c, "--trace-counters")?;
-        }
-        if let Some(p) = &self.trace_precision {
-            cfg.precision = parse_precision(p, "--trace-precision")?;
-        }
-        if cfg.counters.any() && cfg.format != Format::Perfetto {
-            return Err(InputError::new(
-                "--trace-counters",
-                "counter tracks are written to Perfetto traces only",
-            )
-            .with_fix("trace to FILE.pftrace, or leave --trace-counters out"));
-        }
-        Ok(Some(cfg))
-    }
-
-    fn stray_flag(&self) -> Option<&'static str> {
-        [
-            (self.trace_events.is_some(), "--trace-events"),
-            (self.trace_window.is_some(), "--trace-window"),
-            (self.trace_counters.is_some(), "--trace-counters"),
-            (self.trace_precision.is_some(), "--trace-precision"),
-        ]
-        .into_iter()
-        .find_map(|(set, name)| set.then_some(name))
+        Ok(())
     }
 }
 

@@ -19,6 +19,7 @@ pub mod sweep;
 pub mod sweep_run;
 pub mod sysctl;
 pub mod trace_run;
+pub mod trace_toml;
 
 pub use report::render_human;
 pub use results::RunResult;

@@ -33,6 +33,10 @@ pub struct Scenario {
     pub cgroups: Vec<crate::sched::fair::group::CgroupSpec>,
     /// `--autogroup` / `autogroup = true`: one task group per session (`-w` workload).
     pub autogroup: bool,
+    /// The `[trace]` table / `--trace*` flags: the trace to write, if any. The run itself
+    /// does not read it (a traced run is the same run); `experiment::trace_run::run_traced` writes it,
+    /// as `schedlab run` does.
+    pub trace: Option<crate::trace::select::TraceConfig>,
 }
 
 impl Default for Scenario {
@@ -52,6 +56,44 @@ impl Default for Scenario {
             base_dir: PathBuf::from("."),
             cgroups: Vec::new(),
             autogroup: false,
+            trace: None,
+        }
+    }
+}
+
+/// Where a scenario setting comes from, so that the one setter
+/// ([`super::scenario_toml::apply_key`]) names it in its errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source<'a> {
+    /// A scenario file, or a `KEY=VALUE` setting of ab, sweep or study (then the origin
+    /// names the setting): errors say `ORIGIN: key 'KEY'` or `ORIGIN: TABLE.ENTRY`.
+    File(&'a str),
+    /// A command-line flag as the user wrote it (`--preempt`, `--sysctl 'NAME=VALUE'`):
+    /// errors name the flag.
+    Flag(&'a str),
+}
+
+impl Source<'_> {
+    /// The place of a top-level key.
+    pub fn key(self, key: &str) -> String {
+        match self {
+            Source::File(origin) => format!("{origin}: key '{key}'"),
+            Source::Flag(flag) => flag.to_string(),
+        }
+    }
+
+    /// The place of one entry of a table (`sysctl.NAME`, `trace.events`).
+    pub fn entry(self, table: &str, entry: &str) -> String {
+        match self {
+            Source::File(origin) => format!("{origin}: {table}.{entry}"),
+            Source::Flag(flag) => flag.to_string(),
+        }
+    }
+
+    /// The file or setting as a whole (unknown keys).
+    pub fn origin(self) -> String {
+        match self {
+            Source::File(origin) | Source::Flag(origin) => origin.to_string(),
         }
     }
 }

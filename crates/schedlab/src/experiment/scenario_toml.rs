@@ -12,15 +12,22 @@
 //! [sysctl]                               # /proc/sys/kernel names
 //! sched_util_clamp_max = 512
 //! workloads = ["rtapp two-hogs.json"]    # relative paths start at this file's folder
+//! [trace]                                # kept in Scenario::trace (experiment::trace_toml)
+//! file = "run.pftrace"
 //! ```
+//!
+//! Command-line flags set the same keys through the same setter ([`apply_flag`]), so a
+//! flag and its key share their error texts; only the place differs (`--hz` or
+//! `FILE: key 'hz'`).
 //!
 //! `duration` must be a string (`"10s"`, `"500ms"`, `"2.5s"`): a bare TOML number is
 //! refused because it would be unclear whether it counts seconds or nanoseconds.
 
+use super::scenario::Source;
 use super::{PreemptModel, Scenario};
 use crate::error::InputError;
 use crate::time::parse_duration;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use toml::Value;
 
 /// Every key a scenario file may contain, in documentation order.
@@ -81,14 +88,73 @@ pub fn parse_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<Scena
 }
 
 /// Set one scenario key from its TOML value (a file's top-level key, or a `KEY=VALUE`
-/// setting of `ab` / `sweep`). `origin` names the source in errors.
+/// setting of `ab` / `sweep`). `origin` names the source in errors. A `trace` table is
+/// applied over the trace settings so far (`experiment::trace_toml::apply_trace`).
 pub fn apply_key(
     sc: &mut Scenario,
     key: &str,
     value: &Value,
     origin: &str,
 ) -> Result<(), InputError> {
-    let at = || format!("{origin}: key '{key}'");
+    set(sc, key, value, Source::File(origin))
+}
+
+/// A command-line flag's value, as clap parsed it.
+#[derive(Debug, Clone, Copy)]
+pub enum FlagValue<'a> {
+    /// `-m smp:2`, `-t 10s`, `--trace-events LIST`: a TOML string.
+    Text(&'a str),
+    /// `--seed 7`, `--hz 1000`: a TOML integer.
+    Int(i64),
+    /// A repeatable flag (`-w A -w B`): an array of strings.
+    List(&'a [String]),
+    /// A switch (`--autogroup`): `true`.
+    Switch,
+}
+
+/// Set one scenario key from a command-line flag: the file key's setter and error texts,
+/// with `flag` (as the user wrote it) as the place. A dotted key sets one entry of a table
+/// (`trace.events`) and keeps the others. Relative workload paths of flags start at the
+/// current directory.
+pub fn apply_flag(
+    sc: &mut Scenario,
+    key: &str,
+    value: FlagValue,
+    flag: &str,
+) -> Result<(), InputError> {
+    let value = match value {
+        FlagValue::Text(t) => Value::String(t.to_string()),
+        FlagValue::Int(i) => Value::Integer(i),
+        FlagValue::List(items) => Value::Array(items.iter().cloned().map(Value::String).collect()),
+        FlagValue::Switch => Value::Boolean(true),
+    };
+    set_dotted(sc, key, value, Source::Flag(flag))
+}
+
+/// A `NAME=VALUE` flag that sets one entry of a table (`--sysctl sched_util_clamp_max=512`):
+/// VALUE is read as in a `KEY=VALUE` setting; errors name the flag and its text.
+pub fn apply_flag_assignment(
+    sc: &mut Scenario,
+    table: &str,
+    text: &str,
+    flag: &str,
+) -> Result<(), InputError> {
+    let place = format!("{flag} '{text}'");
+    let Some((name, raw)) = text.split_once('=') else {
+        let example = match table {
+            "sysctl" => "sched_util_clamp_max=512",
+            _ => "NAME=VALUE",
+        };
+        return Err(InputError::new(place, "expected NAME=VALUE")
+            .with_fix(format!("e.g. {flag} {example}")));
+    };
+    let key = format!("{table}.{}", name.trim());
+    set_dotted(sc, &key, setting_value(raw.trim()), Source::Flag(&place))
+}
+
+/// The one setter: every way of building a [`Scenario`] sets its keys here.
+fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), InputError> {
+    let at = || src.key(key);
     match key {
         "machine" => sc.machine = string(value, &at)?,
         "features" => sc.features = features(value, &at)?,
@@ -103,7 +169,11 @@ pub fn apply_key(
             };
             sc.duration_ns = Some(parse_duration(s).map_err(|m| InputError::new(at(), m))?);
         }
-        "hz" => sc.hz = integer(value, &at, 1, u32::MAX as u64)? as u32,
+        "hz" => {
+            sc.hz = integer(value, &at, 1, u32::MAX as u64)
+                .map_err(|e| e.with_fix("use a kernel HZ value such as 100, 250 or 1000"))?
+                as u32
+        }
         "preempt" => {
             let s = string(value, &at)?;
             sc.preempt = PreemptModel::from_name(&s).ok_or_else(|| {
@@ -131,29 +201,70 @@ pub fn apply_key(
                 return Err(wrong_type(&at(), "a table of NAME = VALUE", value));
             };
             for (name, v) in t {
-                let place = format!("{origin}: sysctl.{name}");
+                let place = src.entry("sysctl", name);
                 let n = integer(v, &|| place.clone(), 0, u64::MAX)?;
                 sc.sysctl.set(name, n, &place)?;
             }
         }
-        "workloads" => sc.workloads = workloads(value, &at)?,
-        "cgroups" => sc.cgroups = super::cgroups_toml::cgroups(value, origin)?,
+        "workloads" => {
+            sc.workloads = workloads(value, &at)?;
+            if let Source::Flag(_) = src {
+                sc.base_dir = PathBuf::from(".");
+            }
+        }
+        "cgroups" => sc.cgroups = super::cgroups_toml::cgroups(value, &src.origin())?,
         "autogroup" => match value {
             Value::Boolean(b) => sc.autogroup = *b,
             other => return Err(wrong_type(&at(), "true or false", other)),
         },
-        "noise" => sc.noise = noise(value, origin)?,
-        "trace" => drop(crate::trace::scenario_toml::trace_table(
-            value,
-            origin,
-            &sc.base_dir,
-        )?),
+        "noise" => sc.noise = noise(value, src)?,
+        "trace" => {
+            // A file's trace path starts at its folder; a flag's is the user's, as typed.
+            let base = match src {
+                Source::File(_) => sc.base_dir.clone(),
+                Source::Flag(_) => PathBuf::new(),
+            };
+            crate::experiment::trace_toml::apply_trace(&mut sc.trace, value, src, &base)?
+        }
         _ => {
-            return Err(InputError::new(origin, format!("unknown key '{key}'"))
-                .with_fix(format!("known keys: {}", SCENARIO_KEYS.join(", "))))
+            return Err(
+                InputError::new(src.origin(), format!("unknown key '{key}'"))
+                    .with_fix(format!("known keys: {}", SCENARIO_KEYS.join(", "))),
+            )
         }
     }
     Ok(())
+}
+
+/// `TABLE.ENTRY` sets one entry of a table, keeping its others (`sysctl` and `trace` keep
+/// them in their setters, `noise` is merged here); a plain key is set as a whole.
+fn set_dotted(sc: &mut Scenario, key: &str, value: Value, src: Source) -> Result<(), InputError> {
+    match key.split_once('.') {
+        Some((table, entry)) => {
+            let mut inner = toml::Table::new();
+            inner.insert(entry.to_string(), value);
+            if table == "noise" {
+                // Keep the other noise settings: merge into the current ones.
+                let mut cur = toml::Table::new();
+                if sc.noise.start_jitter_ns > 0 {
+                    cur.insert(
+                        "start_jitter".into(),
+                        Value::String(format!("{}ns", sc.noise.start_jitter_ns)),
+                    );
+                }
+                if sc.noise.work_jitter_ppm > 0 {
+                    cur.insert(
+                        "work_jitter_pct".into(),
+                        Value::Float(sc.noise.work_jitter_ppm as f64 / 10_000.0),
+                    );
+                }
+                cur.extend(inner);
+                inner = cur;
+            }
+            set(sc, table, &Value::Table(inner), src)
+        }
+        None => set(sc, key, &value, src),
+    }
 }
 
 /// 1-based line and column (in characters) of byte offset `pos` in `text`.
@@ -221,13 +332,13 @@ fn features(v: &Value, at: &dyn Fn() -> String) -> Result<String, InputError> {
 }
 
 /// `[noise]`: `start_jitter = "1ms"`, `work_jitter_pct = 2` (0–50, may be fractional).
-fn noise(v: &Value, origin: &str) -> Result<super::noise::Noise, InputError> {
+fn noise(v: &Value, src: Source) -> Result<super::noise::Noise, InputError> {
     let Value::Table(t) = v else {
-        return Err(wrong_type(&format!("{origin}: key 'noise'"), "a table", v));
+        return Err(wrong_type(&src.key("noise"), "a table", v));
     };
     let mut n = super::noise::Noise::default();
     for (name, v) in t {
-        let place = format!("{origin}: noise.{name}");
+        let place = src.entry("noise", name);
         match name.as_str() {
             "start_jitter" => {
                 let s = string(v, &|| place.clone())?;
@@ -264,36 +375,19 @@ pub fn apply_setting(sc: &mut Scenario, setting: &str, origin: &str) -> Result<(
                 .with_fix("write e.g. features=UTIL_FITS_CAPACITY or pelt_halflife=8ms"),
         );
     };
-    let (key, raw) = (key.trim(), raw.trim());
-    let value = match format!("v = {raw}").parse::<toml::Table>() {
+    set_dotted(
+        sc,
+        key.trim(),
+        setting_value(raw.trim()),
+        Source::File(origin),
+    )
+}
+
+/// The VALUE of a `KEY=VALUE` setting: TOML when it parses, else the text as a string.
+fn setting_value(raw: &str) -> Value {
+    match format!("v = {raw}").parse::<toml::Table>() {
         Ok(mut t) => t.remove("v").unwrap_or(Value::String(raw.into())),
         Err(_) => Value::String(raw.into()),
-    };
-    match key.split_once('.') {
-        Some((table, entry)) => {
-            let mut inner = toml::Table::new();
-            inner.insert(entry.to_string(), value);
-            if table == "noise" {
-                // Keep the other noise settings: merge into the current ones.
-                let mut cur = toml::Table::new();
-                if sc.noise.start_jitter_ns > 0 {
-                    cur.insert(
-                        "start_jitter".into(),
-                        Value::String(format!("{}ns", sc.noise.start_jitter_ns)),
-                    );
-                }
-                if sc.noise.work_jitter_ppm > 0 {
-                    cur.insert(
-                        "work_jitter_pct".into(),
-                        Value::Float(sc.noise.work_jitter_ppm as f64 / 10_000.0),
-                    );
-                }
-                cur.extend(inner);
-                inner = cur;
-            }
-            apply_key(sc, table, &Value::Table(inner), origin)
-        }
-        None => apply_key(sc, key, &value, origin),
     }
 }
 
@@ -449,5 +543,140 @@ workloads = ["rtapp a.json", "rtapp b.json"]
             e.contains("--patch") && e.contains("unknown key 'bogus'"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn trace_table_is_kept_in_the_scenario() {
+        use crate::trace::select::{EventKind, Format, Precision};
+        let sc = parse(
+            "[trace]\nfile = \"out.txt\"\nevents = [\"sched_switch\"]\n\
+             window = \"1s..2s\"\nprecision = \"ns\"\n",
+        )
+        .unwrap();
+        let t = sc.trace.expect("the [trace] table is kept");
+        assert_eq!(t.path, Path::new("/scen/out.txt"), "relative to the file");
+        assert_eq!(t.format, Format::Text);
+        assert!(t.events.contains(EventKind::SchedSwitch));
+        assert!(!t.events.contains(EventKind::SchedWaking));
+        assert_eq!(t.window, (1_000_000_000, 2_000_000_000));
+        assert_eq!(t.precision, Precision::Ns);
+        assert_eq!(parse("seed = 2").unwrap().trace, None);
+        let e = parse("[trace]\nfile = \"x.txt\"\ncounters = \"util\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.toml: trace.counters: ") && e.contains("Perfetto traces only"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn flags_use_the_keys_setter_and_its_texts() {
+        let cases: &[(&str, Value, FlagValue, &str)] = &[
+            (
+                "preempt",
+                Value::String("rt".into()),
+                FlagValue::Text("rt"),
+                "--preempt",
+            ),
+            (
+                "duration",
+                Value::String("-5s".into()),
+                FlagValue::Text("-5s"),
+                "-t/--time",
+            ),
+            ("hz", Value::Integer(0), FlagValue::Int(0), "--hz"),
+            (
+                "pelt_halflife",
+                Value::String("5.5ms".into()),
+                FlagValue::Text("5.5ms"),
+                "--pelt-halflife",
+            ),
+            (
+                "governor",
+                Value::String("x".into()),
+                FlagValue::Text("x"),
+                "--governor",
+            ),
+        ];
+        for (key, file_value, flag_value, flag) in cases {
+            let from_file =
+                apply_key(&mut Scenario::default(), key, file_value, "t.toml").unwrap_err();
+            let from_flag =
+                apply_flag(&mut Scenario::default(), key, *flag_value, flag).unwrap_err();
+            assert_eq!(from_file.origin, format!("t.toml: key '{key}'"));
+            assert_eq!(from_flag.origin, *flag);
+            assert_eq!(from_file.message, from_flag.message, "{key}");
+            assert_eq!(from_file.fix, from_flag.fix, "{key}");
+        }
+
+        let mut sc = parse("workloads = [\"rtapp a.json\"]\nseed = 3").unwrap();
+        apply_flag(&mut sc, "seed", FlagValue::Int(9), "-s/--seed").unwrap();
+        let w = vec!["rtapp b.json".to_string()];
+        apply_flag(&mut sc, "workloads", FlagValue::List(&w), "-w").unwrap();
+        apply_flag(&mut sc, "autogroup", FlagValue::Switch, "--autogroup").unwrap();
+        assert_eq!((sc.seed, sc.autogroup), (9, true));
+        assert_eq!(sc.workloads, w);
+        assert_eq!(
+            sc.base_dir,
+            Path::new("."),
+            "a flag's paths start at the cwd"
+        );
+
+        apply_flag_assignment(&mut sc, "sysctl", "sched_util_clamp_max=512", "--sysctl").unwrap();
+        assert_eq!(sc.sysctl.sched_util_clamp_max, 512);
+        let e = apply_flag_assignment(&mut sc, "sysctl", "sched_util_clamp_min=2000", "--sysctl")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--sysctl 'sched_util_clamp_min=2000': ") && e.contains("0..=1024"),
+            "{e}"
+        );
+        let e = parse("[sysctl]\nsched_util_clamp_min = 2000\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.toml: sysctl.sched_util_clamp_min: ") && e.contains("0..=1024"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn trace_flags_apply_over_the_table() {
+        use crate::trace::select::{EventKind, Format};
+        let text = |t| FlagValue::Text(t);
+        let mut sc = Scenario::default();
+        let e = apply_flag(&mut sc, "trace.events", text("cpu_idle"), "--trace-events")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--trace-events: has no effect without --trace"),
+            "{e}"
+        );
+
+        let mut sc = parse("[trace]\nfile = \"a.pftrace\"\nevents = \"cpu_idle\"\n").unwrap();
+        apply_flag(&mut sc, "trace.file", text("b.txt"), "--trace b.txt").unwrap();
+        let t = sc.trace.clone().unwrap();
+        assert_eq!(t.path, Path::new("b.txt"), "a flag's path is kept as typed");
+        assert_eq!(t.format, Format::Text);
+        assert!(
+            t.events.contains(EventKind::CpuIdle) && !t.events.contains(EventKind::SchedSwitch)
+        );
+        let e = apply_flag(&mut sc, "trace.counters", text("util"), "--trace-counters")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--trace-counters: counter tracks"), "{e}");
+        let e = apply_flag(&mut sc, "trace.window", text("2s"), "--trace-window")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--trace-window: '2s' is not a window"), "{e}");
+        let e = apply_flag(&mut sc, "trace.file", text("c.json"), "--trace c.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--trace c.json: the file name does not say"),
+            "{e}"
+        );
+        assert_eq!(sc.trace, Some(t), "a refused flag changes nothing");
     }
 }

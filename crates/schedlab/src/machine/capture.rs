@@ -137,7 +137,7 @@ fn count_cpus(dir: &Path) -> Result<usize, InputError> {
                 .with_fix("pass --sysfs DIR pointing at a sysfs root (with devices/system/cpu)"),
         );
     }
-    if ids.iter().enumerate().any(|(i, &id)| i != id) || ids.len() > super::presets::MAX_CPUS {
+    if ids.iter().enumerate().any(|(i, &id)| i != id) || ids.len() > super::limits::MAX_CPUS {
         return Err(InputError::new(
             dir.display().to_string(),
             "CPU directories are not numbered 0..N (CPUs missing?) or too many",

@@ -1,8 +1,8 @@
 //! Validation of machine files: every rule the simulator relies on, each error naming the
 //! file, the key (with its index) and the fix.
 
-use super::machine_toml::CpuToml;
-use super::presets::MAX_CPUS;
+use super::limits::MAX_CPUS;
+use super::machine_toml_schema::CpuToml;
 use super::{Cpu, FreqDomain, Machine, SCHED_CAPACITY_SCALE};
 use crate::error::InputError;
 

@@ -1,106 +1,18 @@
 //! Machine files: a machine described in TOML (every key in docs/machines.md), either by
 //! a symmetric `[shape]` or CPU by CPU (`cpu` array + `freq_domain` array). Structure and
-//! unknown keys are checked by serde; meaning (ids, domains, distances, capacities, OPPs)
+//! unknown keys are checked by serde (`machine_toml_schema`); meaning (ids, domains, distances, capacities, OPPs)
 //! by `machine_check`. The writer is `machine_toml_write`.
 
 use super::build::{Shape, SmtNumbering};
 use super::cpulist::parse_cpulist;
+use super::limits::MAX_CPUS;
+use super::machine_toml_schema::{CpuSet, CpuToml, DomainToml, FileToml, OppToml, ShapeToml};
 use super::opp::of_dynamic_power_uw;
 use super::{Costs, FreqDomain, IdleState, Machine, Opp};
 use crate::error::InputError;
-use crate::time::Ns;
-use serde::Deserialize;
 use std::path::Path;
 
 pub use super::machine_toml_write::machine_to_toml;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileToml {
-    name: Option<String>,
-    shape: Option<ShapeToml>,
-    cpu: Option<Vec<CpuToml>>,
-    freq_domain: Option<Vec<DomainToml>>,
-    numa: Option<NumaToml>,
-    costs: Option<Costs>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ShapeToml {
-    packages: Option<usize>,
-    nodes_per_package: Option<usize>,
-    llcs_per_node: Option<usize>,
-    cores_per_llc: usize,
-    cores_per_cluster: Option<usize>,
-    threads_per_core: Option<usize>,
-    numbering: Option<String>,
-    khz: Option<u32>,
-    distance_same_package: Option<u32>,
-    distance_remote: Option<u32>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct CpuToml {
-    pub id: usize,
-    pub capacity: Option<u32>,
-    pub core: Option<usize>,
-    pub cluster: Option<usize>,
-    pub llc: Option<usize>,
-    pub package: Option<usize>,
-    pub node: Option<usize>,
-    pub freq_domain: Option<usize>,
-}
-
-/// A CPU set: a cpulist string ("0-3,8") or an array of ids.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum CpuSet {
-    List(String),
-    Ids(Vec<usize>),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DomainToml {
-    cpus: Option<CpuSet>,
-    opps: Vec<OppToml>,
-    cur_khz: Option<u32>,
-    transition_latency_ns: Option<Ns>,
-    transition_latency_us: Option<Ns>,
-    #[serde(default)]
-    idle_states: Vec<IdleToml>,
-}
-
-/// Either {khz, uv, power_uw} or {mhz, mv, coefficient} (the DT form; power from
-/// drivers/opp/of.c's formula).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OppToml {
-    khz: Option<u32>,
-    uv: Option<u32>,
-    power_uw: Option<u64>,
-    mhz: Option<u32>,
-    mv: Option<f64>,
-    coefficient: Option<u64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct IdleToml {
-    name: String,
-    exit_latency_ns: Ns,
-    target_residency_ns: Ns,
-    #[serde(default)]
-    power_uw: u64,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NumaToml {
-    distance: Vec<Vec<u32>>,
-}
 
 /// Read a machine file. Relative paths start at the current directory.
 pub fn load_machine(path: &Path) -> Result<Machine, InputError> {
@@ -217,10 +129,10 @@ fn from_shape(
         ("threads_per_core", shape.threads_per_core),
     ];
     for (key, n) in counts {
-        if n == 0 || n > super::presets::MAX_CPUS {
+        if n == 0 || n > MAX_CPUS {
             return Err(
                 InputError::new(at(key), format!("{n} is not a usable count"))
-                    .with_fix(format!("use 1..={}", super::presets::MAX_CPUS)),
+                    .with_fix(format!("use 1..={}", MAX_CPUS)),
             );
         }
     }
@@ -228,13 +140,10 @@ fn from_shape(
         .iter()
         .chain(&counts[5..])
         .fold(1usize, |a, (_, n)| a.saturating_mul(*n));
-    if total > super::presets::MAX_CPUS {
+    if total > MAX_CPUS {
         return Err(InputError::new(
             format!("{origin}: shape"),
-            format!(
-                "the shape has {total} CPUs, more than {}",
-                super::presets::MAX_CPUS
-            ),
+            format!("the shape has {total} CPUs, more than {}", MAX_CPUS),
         )
         .with_fix("use smaller counts"));
     }

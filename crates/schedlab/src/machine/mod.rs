@@ -8,8 +8,10 @@
 pub mod build;
 pub mod capture;
 pub mod cpulist;
+pub mod limits;
 mod machine_check;
 pub mod machine_toml;
+mod machine_toml_schema;
 mod machine_toml_write;
 pub mod opp;
 pub mod pixel6;

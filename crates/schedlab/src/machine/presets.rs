@@ -4,8 +4,7 @@
 use super::{Costs, Cpu, FreqDomain, Machine, Opp};
 use crate::error::InputError;
 
-/// Largest machine the simulator accepts; big enough for every seed machine.
-pub const MAX_CPUS: usize = 4096;
+pub use super::limits::MAX_CPUS;
 
 /// Names accepted by [`machine_from_name`], for error messages and `schedlab machines`.
 pub const PRESET_NAMES: &[&str] = &[

@@ -13,7 +13,6 @@ mod hooks;
 mod out;
 pub mod perfetto;
 pub mod proto_encode;
-pub mod scenario_toml;
 pub mod select;
 
 use crate::sched::Sched;

@@ -4,7 +4,7 @@
 
 use crate::error::InputError;
 use crate::time::{parse_duration, Ns};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The ftrace events the tracer can emit, in the order `--trace-events` documents them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,20 +125,30 @@ impl TraceConfig {
     pub fn new(path: impl Into<PathBuf>) -> Result<TraceConfig, InputError> {
         let path = path.into();
         let format = format_for(&path.display().to_string())?;
-        Ok(TraceConfig {
+        Ok(Self::with_format(path, format))
+    }
+
+    /// A trace of every event over the whole run, in `format`.
+    pub fn with_format(path: PathBuf, format: Format) -> TraceConfig {
+        TraceConfig {
             path,
             format,
             events: EventSet::default(),
             window: (0, Ns::MAX),
             counters: CounterSet::default(),
             precision: Precision::Us,
-        })
+        }
     }
 }
 
-/// The format a trace file name asks for.
+/// The format a trace file name asks for (errors name `--trace PATH`).
 pub fn format_for(path: &str) -> Result<Format, InputError> {
-    let lower = path.to_ascii_lowercase();
+    format_named(Path::new(path), &format!("--trace {path}"))
+}
+
+/// The format the trace file `path` asks for; `origin` names the flag or key in errors.
+pub fn format_named(path: &Path, origin: &str) -> Result<Format, InputError> {
+    let lower = path.display().to_string().to_ascii_lowercase();
     if [".pftrace", ".perfetto-trace", ".pb"]
         .iter()
         .any(|e| lower.ends_with(e))
@@ -147,11 +157,10 @@ pub fn format_for(path: &str) -> Result<Format, InputError> {
     } else if lower.ends_with(".txt") {
         Ok(Format::Text)
     } else {
-        Err(InputError::new(
-            format!("--trace {path}"),
-            "the file name does not say which format to write",
+        Err(
+            InputError::new(origin, "the file name does not say which format to write")
+                .with_fix("end it in .pftrace (Perfetto protobuf) or .txt (ftrace text)"),
         )
-        .with_fix("end it in .pftrace (Perfetto protobuf) or .txt (ftrace text)"))
     }
 }
 

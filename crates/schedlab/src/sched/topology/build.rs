@@ -1,8 +1,8 @@
-//! build_sched_domains (kernel/sched/topology.c): sd_init, the
-//! per-CPU chains and imb_numa_nr. The level table is in `table.rs`, groups and their
-//! capacity in `groups.rs`, degenerate removal and the shortcuts in `attach.rs`.
+//! build_sched_domains (kernel/sched/topology.c): sd_init, the per-CPU chains and
+//! imb_numa_nr. The level table and its masks are in `table.rs`, groups and their capacity
+//! in `groups.rs`, degenerate removal and the shortcuts in `attach.rs`.
 
-use super::table::AsymCapacity;
+use super::table::{level_spans, AsymCapacity};
 use super::*;
 use crate::machine::Machine;
 use std::collections::BTreeMap;
@@ -63,7 +63,9 @@ pub fn build_sched_domains(machine: &Machine) -> SchedDomains {
     if n == 0 {
         return b.out;
     }
-    let level_spans = b.level_spans();
+    let levels = b.out.levels.clone();
+    let dist = b.out.numa_distances.clone();
+    let level_spans = level_spans(machine, &levels, &dist, |mask| b.intern(mask));
     b.by_level = vec![vec![None; n]; b.out.levels.len()];
     let full = b.intern(CpuMask::full(n));
     let asym = AsymCapacity::new(machine);

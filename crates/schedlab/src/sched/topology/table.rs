@@ -1,7 +1,6 @@
 //! The topology table and its masks (kernel/sched/topology.c): the default SMT/CLS/MC/PKG
 //! levels, sched_init_numa's NODE and NUMA levels, and asym_cpu_capacity_classify.
 
-use super::build::Builder;
 use super::*;
 use crate::machine::Machine;
 use std::collections::BTreeMap;
@@ -91,61 +90,63 @@ impl AsymCapacity {
     }
 }
 
-impl Builder<'_> {
-    /// tl->mask(cpu) for every level and CPU, one mask per distinct key.
-    pub(super) fn level_spans(&mut self) -> Vec<Vec<SpanId>> {
-        let m = self.m;
-        let n = m.nr_cpus();
-        let levels = self.out.levels.clone();
-        let dist = self.out.numa_distances.clone();
-        levels
-            .iter()
-            .map(|l| {
-                let key = |c: CpuId| {
-                    let cpu = &m.cpus[c];
-                    match l.mask {
-                        LevelMask::Smt => cpu.core,
-                        LevelMask::Cluster => cpu.cluster,
-                        LevelMask::CoreGroup => cpu.llc,
-                        LevelMask::Package => cpu.package,
-                        LevelMask::Numa => cpu.numa_node,
-                    }
-                };
-                let mut masks: BTreeMap<usize, CpuMask> = BTreeMap::new();
-                if l.mask == LevelMask::Numa {
-                    // sched_domains_numa_masks[level][node]: nodes within the distance.
-                    let d = dist[l.numa_level];
-                    let within = |a: usize, b: usize| {
-                        m.numa_distance
-                            .get(a)
-                            .and_then(|r| r.get(b))
-                            .map_or(a == b, |&x| x <= d)
-                    };
-                    for c in 0..n {
-                        let node = key(c);
-                        if masks.contains_key(&node) {
-                            continue;
-                        }
-                        let mask = CpuMask::from_cpus(
-                            n,
-                            (0..n).filter(|&o| within(node, m.cpus[o].numa_node)),
-                        );
-                        masks.insert(node, mask);
-                    }
-                } else {
-                    for c in 0..n {
-                        masks
-                            .entry(key(c))
-                            .or_insert_with(|| CpuMask::new(n))
-                            .set(c);
-                    }
+/// tl->mask(cpu) for every level and CPU, one mask per distinct key. `intern` gives each
+/// distinct mask its span id (the builder's span table); it is called level by level in key
+/// order, which is what numbers the spans.
+pub(super) fn level_spans(
+    m: &Machine,
+    levels: &[TopologyLevel],
+    dist: &[u32],
+    mut intern: impl FnMut(CpuMask) -> SpanId,
+) -> Vec<Vec<SpanId>> {
+    let n = m.nr_cpus();
+    levels
+        .iter()
+        .map(|l| {
+            let key = |c: CpuId| {
+                let cpu = &m.cpus[c];
+                match l.mask {
+                    LevelMask::Smt => cpu.core,
+                    LevelMask::Cluster => cpu.cluster,
+                    LevelMask::CoreGroup => cpu.llc,
+                    LevelMask::Package => cpu.package,
+                    LevelMask::Numa => cpu.numa_node,
                 }
-                let ids: BTreeMap<usize, SpanId> = masks
-                    .into_iter()
-                    .map(|(k, mask)| (k, self.intern(mask)))
-                    .collect();
-                (0..n).map(|c| ids[&key(c)]).collect()
-            })
-            .collect()
-    }
+            };
+            let mut masks: BTreeMap<usize, CpuMask> = BTreeMap::new();
+            if l.mask == LevelMask::Numa {
+                // sched_domains_numa_masks[level][node]: nodes within the distance.
+                let d = dist[l.numa_level];
+                let within = |a: usize, b: usize| {
+                    m.numa_distance
+                        .get(a)
+                        .and_then(|r| r.get(b))
+                        .map_or(a == b, |&x| x <= d)
+                };
+                for c in 0..n {
+                    let node = key(c);
+                    if masks.contains_key(&node) {
+                        continue;
+                    }
+                    let mask = CpuMask::from_cpus(
+                        n,
+                        (0..n).filter(|&o| within(node, m.cpus[o].numa_node)),
+                    );
+                    masks.insert(node, mask);
+                }
+            } else {
+                for c in 0..n {
+                    masks
+                        .entry(key(c))
+                        .or_insert_with(|| CpuMask::new(n))
+                        .set(c);
+                }
+            }
+            let ids: BTreeMap<usize, SpanId> = masks
+                .into_iter()
+                .map(|(k, mask)| (k, intern(mask)))
+                .collect();
+            (0..n).map(|c| ids[&key(c)]).collect()
+        })
+        .collect()
 }
