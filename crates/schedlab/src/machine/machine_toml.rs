@@ -23,6 +23,12 @@ struct FileToml {
     freq_domain: Option<Vec<DomainToml>>,
     numa: Option<NumaToml>,
     costs: Option<Costs>,
+    /// `machines capture --calibrate`: the measured kernel's settings and the raw
+    /// calibration values; read by the CLI (schedlab-host), not by the machine model.
+    #[allow(dead_code)]
+    kernel: Option<toml::Table>,
+    #[allow(dead_code)]
+    calibration: Option<toml::Table>,
 }
 
 #[derive(Deserialize)]
