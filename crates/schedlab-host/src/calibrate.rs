@@ -211,10 +211,11 @@ fn ping_pong_same_cpu(cpu: usize, trips: usize, rounds: usize) -> Vec<f64> {
     out
 }
 
+/// Online CPUs (not the affinity mask: the measurements pin and unpin themselves).
 pub fn nr_cpus() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    // SAFETY: sysconf has no side effects.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    n.max(1) as usize
 }
 
 /// One-way wake-up latency (ns): a writer on CPU `from` stamps the clock and writes one

@@ -16,8 +16,6 @@ use schedlab::metrics::RunResult;
 use schedlab::workload::cmdline::split_words;
 use schedlab::InputError;
 use std::io::Read;
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
 
 /// `PATH` lookup.
 pub fn which(name: &str) -> Option<std::path::PathBuf> {
@@ -393,74 +391,70 @@ impl Gated {
     }
 }
 
-/// Spawn `argv` in a new session, stopped before execve until `open_gate`.
+/// Spawn `argv` in a new session, stopped before execve until `open_gate`. fork+execvp
+/// by hand: std's Command::spawn waits for the exec, which the gate holds back.
 pub fn spawn_gated(argv: &[String], label: &str) -> Result<Gated, InputError> {
-    let mut fds = [0i32; 2];
-    // SAFETY: pipe2 fills the array.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(InputError::new("validate", "cannot create a pipe"));
+    let origin = format!("workload '{label}'");
+    let cargs: Vec<std::ffi::CString> = argv
+        .iter()
+        .map(|a| std::ffi::CString::new(a.as_str()))
+        .collect::<Result<_, _>>()
+        .map_err(|_| InputError::new(&origin, "an argument contains a NUL byte"))?;
+    let mut ptrs: Vec<*const libc::c_char> = cargs.iter().map(|c| c.as_ptr()).collect();
+    ptrs.push(std::ptr::null());
+    let mk = || -> Result<(i32, i32), InputError> {
+        let mut fds = [0i32; 2];
+        // SAFETY: pipe2 fills the array.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(InputError::new("validate", "cannot create a pipe"));
+        }
+        Ok((fds[0], fds[1]))
+    };
+    let (gate_r, gate_w) = mk()?;
+    let (out_r, out_w) = mk()?;
+    let (err_r, err_w) = mk()?;
+    // SAFETY: the child only makes async-signal-safe calls before execvp or _exit.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(InputError::new(&origin, "fork failed"));
     }
-    let (gate_r, gate_w) = (fds[0], fds[1]);
-    let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
+    if pid == 0 {
+        // SAFETY: child side, see above.
+        unsafe {
             libc::setsid();
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY);
+            libc::dup2(null, 0);
+            libc::dup2(out_w, 1);
+            libc::dup2(err_w, 2);
             libc::close(gate_w);
             let mut b = 0u8;
-            libc::read(gate_r, &mut b as *mut u8 as *mut libc::c_void, 1);
-            Ok(())
-        });
-    }
-    let mut child = cmd.spawn().map_err(|e| {
-        // SAFETY: closing our pipe on failure.
-        unsafe {
-            libc::close(gate_r);
-            libc::close(gate_w);
-        }
-        InputError::new(
-            format!("workload '{label}'"),
-            format!("cannot start `{}`: {e}", argv[0]),
-        )
-    })?;
-    // SAFETY: the child holds its own copy.
-    unsafe { libc::close(gate_r) };
-    let pid = child.id() as i32;
-    let drain = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(mut r) = r {
-                let mut b = Vec::new();
-                let _ = r.read_to_end(&mut b);
-                s = String::from_utf8_lossy(&b).into_owned();
+            if libc::read(gate_r, &mut b as *mut u8 as *mut libc::c_void, 1) == 1 {
+                libc::execvp(ptrs[0], ptrs.as_ptr());
             }
-            s
+            libc::_exit(127);
+        }
+    }
+    // SAFETY: the parent's copies of the child's ends.
+    unsafe {
+        libc::close(gate_r);
+        libc::close(out_w);
+        libc::close(err_w);
+    }
+    let drain = |fd: i32| {
+        std::thread::spawn(move || {
+            let mut b = Vec::new();
+            // SAFETY: we own fd from here on.
+            let mut f = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+            let _ = f.read_to_end(&mut b);
+            String::from_utf8_lossy(&b).into_owned()
         })
     };
-    let stdout = drain(
-        child
-            .stdout
-            .take()
-            .map(|x| Box::new(x) as Box<dyn Read + Send>),
-    );
-    let stderr = drain(
-        child
-            .stderr
-            .take()
-            .map(|x| Box::new(x) as Box<dyn Read + Send>),
-    );
-    // The child is reaped through ProcessGroup (wait4), not through `child`.
-    std::mem::forget(child);
     Ok(Gated {
         pid,
         gate_w,
-        stdout,
-        stderr,
+        stdout: drain(out_r),
+        stderr: drain(err_r),
     })
 }
 
