@@ -271,7 +271,7 @@ fn oneway_latency(from: usize, to: usize, busy_target: bool, samples: usize) -> 
 /// schbench's request work: an n×n matrix multiply (n from its 256 KiB default
 /// footprint), in ps per multiply-add; one sample every `gap_ms`, to see speed changes.
 fn mac_ps(samples: usize, gap_ms: u64) -> Vec<f64> {
-    let n = ((256.0 * 1024.0 / 3.0 / 8.0) as f64).sqrt() as usize;
+    let n = (256.0f64 * 1024.0 / 3.0 / 8.0).sqrt() as usize;
     let m1: Vec<f64> = (0..n * n).map(|i| (i % 7) as f64).collect();
     let m2: Vec<f64> = (0..n * n).map(|i| (i % 5) as f64).collect();
     let mut m3 = vec![0f64; n * n];

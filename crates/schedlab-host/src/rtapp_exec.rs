@@ -451,13 +451,9 @@ impl Thread<'_> {
                 }
                 Op::SemWait { obj } => {
                     let mut g = sh.lock();
-                    loop {
-                        if let Obj::Sem { count, .. } = &mut g[*obj] {
-                            if *count > 0 {
-                                *count -= 1;
-                                break;
-                            }
-                        } else {
+                    while let Obj::Sem { count, .. } = &mut g[*obj] {
+                        if *count > 0 {
+                            *count -= 1;
                             break;
                         }
                         g = sh.cvs[*obj].wait(g).unwrap_or_else(|e| e.into_inner());
