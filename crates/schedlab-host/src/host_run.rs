@@ -189,7 +189,10 @@ fn drive(
         };
         tasks.push(HostTask {
             comm: r.comm.clone(),
-            stat: stat.clone(),
+            stat: match &r.base {
+                Some(b) => stat.since(b),
+                None => stat.clone(),
+            },
             wake_lat_ns: wake
                 .as_ref()
                 .map(|w| w.get(&r.tid).cloned().unwrap_or_default()),

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// One thread's counters, as the kernel keeps them (all start at 0 for a new thread).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ThreadStat {
     pub tid: i32,
     pub comm: String,
@@ -64,6 +64,26 @@ pub fn threads_of(pid: i32) -> Vec<ThreadStat> {
         .collect();
     out.sort_by_key(|t| t.tid);
     out
+}
+
+/// One thread of process `pid`, read now.
+pub fn threads_of_one(pid: i32, tid: i32) -> Option<ThreadStat> {
+    read_thread(Path::new(&format!("/proc/{pid}/task/{tid}")), tid)
+}
+
+impl ThreadStat {
+    /// Counters accumulated since `base` (an earlier read of the same thread).
+    pub fn since(&self, base: &ThreadStat) -> ThreadStat {
+        ThreadStat {
+            tid: self.tid,
+            comm: self.comm.clone(),
+            cpu_time_ns: self.cpu_time_ns.saturating_sub(base.cpu_time_ns),
+            wait_time_ns: self.wait_time_ns.saturating_sub(base.wait_time_ns),
+            nvcsw: self.nvcsw.saturating_sub(base.nvcsw),
+            nivcsw: self.nivcsw.saturating_sub(base.nivcsw),
+            migrations: self.migrations.saturating_sub(base.migrations),
+        }
+    }
 }
 
 fn read_thread(dir: &Path, tid: i32) -> Option<ThreadStat> {

@@ -80,6 +80,15 @@ pub struct TaskRecord {
     pub run_speed: Vec<f32>,
     /// Attribute changes the kernel refused.
     pub warnings: Vec<String>,
+    /// The thread's own counters just after the start gate (subtracted from the totals).
+    pub base: Option<crate::procfs::ThreadStat>,
+}
+
+/// This thread's procfs counters now.
+fn own_counters(tid: i32) -> Option<crate::procfs::ThreadStat> {
+    // SAFETY: getpid cannot fail.
+    let pid = unsafe { libc::getpid() };
+    crate::procfs::threads_of_one(pid, tid)
 }
 
 /// Objects shared by the threads, all under one lock: simple and race-free, and the
@@ -284,6 +293,10 @@ fn spawn(
             if let Some(g) = gate {
                 g.wait();
             }
+            // Counters so far belong to setup (creation, the gate's wake-up), which the
+            // simulated task never does: the runner subtracts them.
+            let base = own_counters(rec.lock().unwrap_or_else(|e| e.into_inner()).tid);
+            rec.lock().unwrap_or_else(|e| e.into_inner()).base = base;
             let t0 = sh2.t0.load(Ordering::SeqCst);
             let start = if spec.delay_ns > 0 {
                 let at = t0 + spec.delay_ns;
