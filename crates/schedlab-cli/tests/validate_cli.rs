@@ -161,7 +161,18 @@ fn ctrl_c_ends_every_task_and_restores_tracefs() {
     assert!(threads_named(&format!("p{tag}")).is_empty());
     assert!(threads_named(&format!("h{tag}")).is_empty());
     let after = std::fs::read_to_string("/sys/kernel/tracing/set_event_pid").ok();
-    assert_eq!(before, after, "tracefs set_event_pid not restored");
+    assert_eq!(before, after, "the global tracefs settings were touched");
+    // Our tracefs instance is gone.
+    let pid = child.id();
+    if let Ok(rd) = std::fs::read_dir("/sys/kernel/tracing/instances") {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            assert!(
+                !name.starts_with(&format!("schedlab-{pid}-")),
+                "{name} left behind"
+            );
+        }
+    }
 }
 
 extern "C" {

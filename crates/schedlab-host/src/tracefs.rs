@@ -1,27 +1,21 @@
 //! Wake-up latency from tracefs: sched_waking (the wake-up is issued) to the sched_switch
 //! that puts the task on a CPU, per thread, for the threads of one process and its
-//! children (set_event_pid + options/event-fork). Every setting touched is saved first
-//! and written back when the session is dropped (end, error or Ctrl-C).
+//! children (set_event_pid + options/event-fork). Each session traces into its own
+//! tracefs instance (instances/schedlab-PID-N), so the global trace settings are never
+//! touched and concurrent runs cannot clobber each other; the instance is removed when
+//! the session is dropped (end, error or Ctrl-C).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub const TRACEFS: &str = "/sys/kernel/tracing";
 
-/// Files we change, restored in reverse order.
-const SAVED: &[&str] = &[
-    "tracing_on",
-    "buffer_size_kb",
-    "options/event-fork",
-    "set_event_pid",
-    "events/sched/sched_waking/enable",
-    "events/sched/sched_switch/enable",
-];
-
 pub struct TraceSession {
+    /// The instance folder.
     root: PathBuf,
-    saved: Vec<(String, String)>,
 }
+
+static NEXT_INSTANCE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// tracefs is usable: mounted (or mountable) and writable by us.
 pub fn available() -> Result<PathBuf, String> {
@@ -50,26 +44,20 @@ pub fn available() -> Result<PathBuf, String> {
 impl TraceSession {
     /// Start tracing `pid` and every thread or process it creates from now on.
     pub fn start(pid: i32) -> Result<TraceSession, String> {
-        let root = available()?;
-        let mut saved = Vec::new();
-        for f in SAVED {
-            let v = std::fs::read_to_string(root.join(f)).unwrap_or_default();
-            // buffer_size_kb reads "7 (expanded: 1408)" before first use.
-            let v = match *f {
-                "buffer_size_kb" => v.split_whitespace().next().unwrap_or("1408").to_string(),
-                "set_event_pid" => v.split_whitespace().collect::<Vec<_>>().join(" "),
-                _ => v.trim().to_string(),
-            };
-            saved.push((f.to_string(), v));
-        }
-        let s = TraceSession { root, saved };
+        let top = available()?;
+        let n = NEXT_INSTANCE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        // SAFETY: getpid cannot fail.
+        let me = unsafe { libc::getpid() };
+        let root = top.join(format!("instances/schedlab-{me}-{n}"));
+        std::fs::create_dir(&root)
+            .map_err(|e| format!("cannot create the tracefs instance {}: {e}", root.display()))?;
+        let s = TraceSession { root };
         s.write("tracing_on", "0")?;
         s.write("buffer_size_kb", "16384")?;
         s.write("options/event-fork", "1")?;
         s.write("set_event_pid", &pid.to_string())?;
         s.write("events/sched/sched_waking/enable", "1")?;
         s.write("events/sched/sched_switch/enable", "1")?;
-        s.write("trace", "")?;
         s.write("tracing_on", "1")?;
         Ok(s)
     }
@@ -88,15 +76,31 @@ impl TraceSession {
 impl Drop for TraceSession {
     fn drop(&mut self) {
         let _ = self.write("tracing_on", "0");
-        for (f, v) in self.saved.iter().rev() {
-            if f == "set_event_pid" && v.is_empty() {
-                // Truncating write clears the list.
-                let _ = std::fs::write(self.root.join(f), "");
-                continue;
-            }
-            let _ = std::fs::write(self.root.join(f), v);
+        let _ = self.write("events/sched/sched_waking/enable", "0");
+        let _ = self.write("events/sched/sched_switch/enable", "0");
+        // An instance is removed with rmdir (its files go with it).
+        let _ = std::fs::remove_dir(&self.root);
+    }
+}
+
+/// Leftover instances of `schedlab` processes that no longer run (killed with SIGKILL
+/// before their Drop): removed at the next start.
+pub fn remove_stale_instances() {
+    let Ok(rd) = std::fs::read_dir(Path::new(TRACEFS).join("instances")) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("schedlab-")
+            .and_then(|r| r.split('-').next())
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir(e.path());
         }
-        let _ = std::fs::write(self.root.join("trace"), "");
     }
 }
 

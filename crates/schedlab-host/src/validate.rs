@@ -146,6 +146,9 @@ pub fn validate(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Outcome, InputError> {
     cleanup::install_handlers();
+    if cfg.trace {
+        crate::tracefs::remove_stale_instances();
+    }
     if cfg.reps == 0 || cfg.seeds == 0 {
         return Err(InputError::new("--reps/--seeds", "must be at least 1"));
     }
