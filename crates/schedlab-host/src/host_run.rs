@@ -25,6 +25,8 @@ pub struct HostOptions {
     pub trace: bool,
     /// ns per compute-loop unit for `run` (rtapp_exec::calibrate_ns_per_loop).
     pub ns_per_loop: f64,
+    /// Per task: the cgroup folder it joins (cgroups.rs).
+    pub cgroup_dirs: Vec<Option<std::path::PathBuf>>,
 }
 
 /// One task as measured on the host.
@@ -78,7 +80,8 @@ pub fn run_workload(
         }
         let wl = wl.clone();
         let ns = opts.ns_per_loop;
-        let code = match std::panic::catch_unwind(move || child_main(wl, ns, ctl_r, res_w)) {
+        let dirs = opts.cgroup_dirs.clone();
+        let code = match std::panic::catch_unwind(move || child_main(wl, ns, dirs, ctl_r, res_w)) {
             Ok(()) => 0,
             Err(_) => 3,
         };
@@ -209,7 +212,13 @@ fn drive(
     })
 }
 
-fn child_main(wl: Workload, ns_per_loop: f64, ctl: i32, res: i32) {
+fn child_main(
+    wl: Workload,
+    ns_per_loop: f64,
+    cgroup_dirs: Vec<Option<std::path::PathBuf>>,
+    ctl: i32,
+    res: i32,
+) {
     let out = Arc::new(std::sync::Mutex::new(FdWriter(res)));
     let say = |s: &str| {
         let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
@@ -218,7 +227,7 @@ fn child_main(wl: Workload, ns_per_loop: f64, ctl: i32, res: i32) {
     if read_byte(ctl) != Some(b'c') {
         return;
     }
-    let sh = match Shared::new(wl, ns_per_loop) {
+    let sh = match Shared::new(wl, ns_per_loop, cgroup_dirs) {
         Ok(s) => s,
         Err(e) => return say(&format!("X {e}")),
     };

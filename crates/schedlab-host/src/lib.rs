@@ -4,6 +4,7 @@
 //! touches the simulator's state, so simulated results stay deterministic.
 
 pub mod calibrate;
+pub mod cgroups;
 pub mod cleanup;
 pub mod compare;
 pub mod host_run;

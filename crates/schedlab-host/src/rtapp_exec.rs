@@ -134,13 +134,19 @@ pub struct Shared {
     pub started: AtomicUsize,
     pub done_cv: Condvar,
     pub done_lock: Mutex<()>,
+    /// Per task: the cgroup folder the thread joins before the gate.
+    pub cgroup_dirs: Vec<Option<std::path::PathBuf>>,
 }
 
 /// Busy-wait quantum of a contended per-CPU spinlock.
 const SPIN_QUANTUM_NS: u64 = 1_000;
 
 impl Shared {
-    pub fn new(wl: Workload, ns_per_loop: f64) -> Result<Arc<Shared>, String> {
+    pub fn new(
+        wl: Workload,
+        ns_per_loop: f64,
+        cgroup_dirs: Vec<Option<std::path::PathBuf>>,
+    ) -> Result<Arc<Shared>, String> {
         let task_partners = wl
             .tasks
             .iter()
@@ -200,6 +206,7 @@ impl Shared {
             started: AtomicUsize::new(0),
             done_cv: Condvar::new(),
             done_lock: Mutex::new(()),
+            cgroup_dirs,
             wl,
         }))
     }
@@ -247,7 +254,8 @@ pub fn spawn_all(sh: &Arc<Shared>, gate: &Arc<std::sync::Barrier>) -> Result<(),
         let spec = sh.wl.tasks[i].clone();
         let partners = sh.task_partners[i].clone();
         let timer_map: Vec<usize> = (0..sh.wl.timers.len()).collect();
-        spawn(sh, spec, partners, timer_map, Some(gate.clone()))?;
+        let cg = sh.cgroup_dirs.get(i).cloned().flatten();
+        spawn(sh, spec, partners, timer_map, Some(gate.clone()), cg)?;
     }
     Ok(())
 }
@@ -263,6 +271,7 @@ fn spawn(
     partners: Vec<usize>,
     timer_map: Vec<usize>,
     gate: Option<Arc<std::sync::Barrier>>,
+    cgroup: Option<std::path::PathBuf>,
 ) -> Result<(), String> {
     let rec = Arc::new(Mutex::new(TaskRecord {
         comm: spec.comm.clone(),
@@ -289,6 +298,12 @@ fn spawn(
                 let mut r = rec.lock().unwrap_or_else(|e| e.into_inner());
                 r.tid = sched_attr::gettid();
                 r.warnings = sched_attr::apply(&initial);
+                if let Some(dir) = &cgroup {
+                    if let Err(e) = crate::cgroups::join(dir) {
+                        r.warnings
+                            .push(format!("cannot join cgroup {}: {e}", dir.display()));
+                    }
+                }
             }
             if let Some(g) = gate {
                 g.wait();
@@ -635,7 +650,15 @@ impl Thread<'_> {
                 timers.push(None);
             }
         }
-        let _ = spawn(sh, spec, sh.tpl_partners[template].clone(), timer_map, None);
+        // A forked thread starts in its parent's cgroup, as clone() does.
+        let _ = spawn(
+            sh,
+            spec,
+            sh.tpl_partners[template].clone(),
+            timer_map,
+            None,
+            None,
+        );
     }
 }
 

@@ -176,6 +176,14 @@ pub fn validate(
             progress(&format!("simulated {} seed(s)", sims.len()));
             let limit = duration.unwrap_or(cfg.default_duration_ns);
             let ns_per_loop = rtapp_exec::calibrate_ns_per_loop(30);
+            let groups = crate::cgroups::HostCgroups::create(&sc, &probe)?;
+            let cgroup_dirs = groups
+                .as_ref()
+                .map(|g| g.task_dirs.clone())
+                .unwrap_or_default();
+            if groups.is_some() && matches!(plan, Plan::RtAppBinary) {
+                notes.push("task groups: rt-app makes its own (taskgroup); the scenario's [cgroups] globs are not applied to the real rt-app".into());
+            }
             let mut reps = Vec::new();
             for i in 0..cfg.reps {
                 let rep = match plan {
@@ -186,6 +194,7 @@ pub fn validate(
                         &HostOptions {
                             trace: cfg.trace,
                             ns_per_loop,
+                            cgroup_dirs: cgroup_dirs.clone(),
                         },
                     )?,
                 };
@@ -202,6 +211,7 @@ pub fn validate(
                 ));
                 reps.push(rep);
             }
+            drop(groups);
             notes.extend(speed_note(&reps, ns_per_loop));
             let rows = task_rows(&reps, &sims, &mut notes);
             Ok(Outcome { rows, notes })
