@@ -46,6 +46,12 @@ enum MachinesAction {
         /// The sysfs root to read.
         #[arg(long, value_name = "DIR", default_value = "/sys")]
         sysfs: PathBuf,
+        /// Also measure costs and kernel settings on this host (docs/machines.md).
+        #[arg(long)]
+        calibrate: bool,
+        /// Write the machine file here instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
 }
 
@@ -54,7 +60,17 @@ pub fn machines(args: MachinesArgs) -> Result<(), CliError> {
     let (machine, with_domains) = match args.action {
         None => return list_machines(),
         Some(MachinesAction::Show { name }) => (machine_from_name(&name)?, true),
-        Some(MachinesAction::Capture { sysfs }) => (capture(&sysfs)?, false),
+        Some(MachinesAction::Capture {
+            sysfs,
+            calibrate: true,
+            output,
+        }) => {
+            return crate::validate::capture_calibrated(&sysfs, output.as_deref());
+        }
+        Some(MachinesAction::Capture { sysfs, output, .. }) => {
+            let text = machine_to_toml(&capture(&sysfs)?);
+            return crate::validate::write_or_print(output.as_deref(), &text);
+        }
     };
     let mut out = std::io::stdout().lock();
     out.write_all(machine_to_toml(&machine).as_bytes())?;

@@ -1,4 +1,4 @@
-//! `schedlab`: command-line front end. Subcommands: run, features, machines, bench, ab, sweep, study.
+//! `schedlab`: command-line front end. Subcommands: run, features, machines, bench, ab, sweep, study, validate.
 //! Flags and their precedence over scenario files: docs/scenario.md.
 //!
 //! Exit codes: 0 success, 1 an I/O failure (e.g. the --json file could not be written),
@@ -15,6 +15,7 @@ mod run;
 mod study;
 mod sweep;
 mod trace_args;
+mod validate;
 
 use clap::{Parser, Subcommand};
 use cli_error::CliError;
@@ -52,6 +53,9 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// The seed threads' experiments: `study list`, `study run NAME` (docs/studies.md).
     Study(study::StudyArgs),
+    /// Run a scenario on this host's real kernel and in the simulator, side by side
+    /// (docs/validate.md).
+    Validate(validate::ValidateArgs),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +68,7 @@ fn main() -> ExitCode {
         Command::Ab(args) => ab::ab(args),
         Command::Sweep(args) => sweep::sweep(args),
         Command::Study(args) => study::study(args),
+        Command::Validate(args) => validate::validate(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

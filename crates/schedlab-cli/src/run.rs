@@ -59,6 +59,19 @@ pub struct ScenarioArgs {
     autogroup: bool,
 }
 
+impl ScenarioArgs {
+    /// Which of -m, --hz, --preempt, --autogroup were given, and the scenario file.
+    pub fn given(&self) -> ([bool; 4], Option<&std::path::Path>) {
+        let flags = [
+            self.machine.is_some(),
+            self.hz.is_some(),
+            self.preempt.is_some(),
+            self.autogroup,
+        ];
+        (flags, self.scenario.as_deref())
+    }
+}
+
 #[derive(Args)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -141,6 +154,16 @@ pub fn build_scenario(args: &ScenarioArgs) -> Result<Scenario, InputError> {
     }
     if args.autogroup {
         apply_flag(&mut sc, "autogroup", FlagValue::Switch, "--autogroup")?;
+    }
+    // A calibrated machine file's [kernel] table fills the settings not given here.
+    let (g, file) = args.given();
+    let given = schedlab_host::machine_kernel::Given {
+        hz: g[1],
+        preempt: g[2],
+        autogroup: g[3],
+    };
+    for note in schedlab_host::machine_kernel::apply(&mut sc, file, given)? {
+        eprintln!("schedlab: note: {note}");
     }
     Ok(sc)
 }

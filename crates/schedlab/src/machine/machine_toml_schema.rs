@@ -15,6 +15,12 @@ pub(super) struct FileToml {
     pub freq_domain: Option<Vec<DomainToml>>,
     pub numa: Option<NumaToml>,
     pub costs: Option<Costs>,
+    /// `machines capture --calibrate`: the measured kernel's settings and the raw
+    /// calibration values; read by the CLI (schedlab-host), not by the machine model.
+    #[allow(dead_code)]
+    pub kernel: Option<toml::Table>,
+    #[allow(dead_code)]
+    pub calibration: Option<toml::Table>,
 }
 
 #[derive(Deserialize)]

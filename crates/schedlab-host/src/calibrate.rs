@@ -1,0 +1,524 @@
+//! `schedlab machines capture --calibrate`: measure on this host what the simulator takes
+//! as costs and kernel settings (docs/machines.md, "Calibrated values"). Each value is a
+//! set of samples; its median goes into the machine file and its spread is printed. The
+//! arithmetic that turns raw timings into costs is in pure functions, unit-tested on
+//! numbers recorded on the development host.
+
+use crate::rtapp_exec::{now_ns, sleep_until, spin_loops};
+use crate::sched_attr::set_affinity;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Samples of one measured value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measure {
+    pub key: &'static str,
+    pub unit: &'static str,
+    pub samples: Vec<f64>,
+}
+
+impl Measure {
+    pub fn median(&self) -> f64 {
+        crate::compare::summary(&self.samples).0
+    }
+    pub fn min(&self) -> f64 {
+        crate::compare::summary(&self.samples).1
+    }
+    pub fn max(&self) -> f64 {
+        crate::compare::summary(&self.samples).2
+    }
+}
+
+/// The kernel settings the simulator has knobs for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KernelSettings {
+    pub version: String,
+    pub hz: Option<u32>,
+    pub preempt: Option<String>,
+    pub base_slice_ns: Option<u64>,
+    pub autogroup: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Calibration {
+    pub measures: Vec<Measure>,
+    pub kernel: KernelSettings,
+}
+
+impl Calibration {
+    pub fn get(&self, key: &str) -> Option<&Measure> {
+        self.measures.iter().find(|m| m.key == key)
+    }
+}
+
+// ---- pure arithmetic (tested) ------------------------------------------------------
+
+/// One context switch from a same-CPU pipe ping-pong: a round trip is two switches plus
+/// two 1-byte writes and two reads.
+pub fn context_switch_ns(round_trip_ns: f64, write_ns: f64, read_ns: f64) -> f64 {
+    ((round_trip_ns - 2.0 * (write_ns + read_ns)) / 2.0).max(0.0)
+}
+
+/// Cross-CPU wake-up (IPI) delivery: the one-way write → reader-running latency when the
+/// target CPU is busy (a SCHED_IDLE spinner, so no idle exit), less the pipe costs and
+/// the switch on the target.
+pub fn wakeup_ipi_ns(oneway_busy_ns: f64, write_ns: f64, read_ns: f64, cs_ns: f64) -> f64 {
+    (oneway_busy_ns - write_ns - read_ns - cs_ns).max(0.0)
+}
+
+/// Idle exit: the same one-way latency to an idle target minus the busy-target one.
+pub fn idle_exit_ns(oneway_idle_ns: f64, oneway_busy_ns: f64) -> f64 {
+    (oneway_idle_ns - oneway_busy_ns).max(0.0)
+}
+
+/// CONFIG_HZ from a kernel config text (/proc/config.gz, /boot/config-*).
+pub fn hz_from_config(config: &str) -> Option<u32> {
+    config
+        .lines()
+        .find_map(|l| l.strip_prefix("CONFIG_HZ=")?.trim().parse().ok())
+}
+
+/// The preemption model: debugfs sched/preempt ("none (voluntary) full lazy": the
+/// current one in parentheses), else the boot log's "Dynamic Preempt: X", else the
+/// config's CONFIG_PREEMPT_{NONE,VOLUNTARY,LAZY} / CONFIG_PREEMPT=y.
+pub fn preempt_from(
+    debugfs: Option<&str>,
+    dmesg: Option<&str>,
+    config: Option<&str>,
+) -> Option<String> {
+    if let Some(d) = debugfs {
+        if let Some(m) = d.split_whitespace().find(|w| w.starts_with('(')) {
+            return Some(m.trim_matches(|c| c == '(' || c == ')').to_string());
+        }
+    }
+    if let Some(d) = dmesg {
+        if let Some(m) = d
+            .lines()
+            .rev()
+            .find_map(|l| l.split_once("Dynamic Preempt: "))
+        {
+            return Some(m.1.trim().to_string());
+        }
+    }
+    let c = config?;
+    for (key, name) in [
+        ("CONFIG_PREEMPT_NONE=y", "none"),
+        ("CONFIG_PREEMPT_VOLUNTARY=y", "voluntary"),
+        ("CONFIG_PREEMPT_LAZY=y", "lazy"),
+        ("CONFIG_PREEMPT=y", "full"),
+    ] {
+        if c.lines().any(|l| l.trim() == key) {
+            return Some(name.into());
+        }
+    }
+    None
+}
+
+// ---- measurements ---------------------------------------------------------------------
+
+fn pipe_pair(socket: bool) -> (i32, i32) {
+    let mut fds = [0i32; 2];
+    // SAFETY: fills the array with two new fds.
+    unsafe {
+        if socket {
+            libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+                0,
+                fds.as_mut_ptr(),
+            );
+        } else {
+            libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC);
+        }
+    }
+    (fds[0], fds[1])
+}
+
+fn close(fd: i32) {
+    // SAFETY: our own fd.
+    unsafe { libc::close(fd) };
+}
+
+fn wr(fd: i32, buf: &[u8]) {
+    // SAFETY: valid buffer.
+    unsafe { libc::write(fd, buf.as_ptr() as *const libc::c_void, buf.len()) };
+}
+
+fn rd(fd: i32, buf: &mut [u8]) {
+    // SAFETY: valid buffer.
+    unsafe { libc::read(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len()) };
+}
+
+/// Per-message write and read cost (ns) of `bytes`-byte messages on one thread, batches
+/// of `batch` writes then `batch` reads (no blocking, no switch).
+fn message_costs(socket: bool, bytes: usize, rounds: usize) -> (Vec<f64>, Vec<f64>) {
+    let (a, b) = if socket {
+        pipe_pair(true)
+    } else {
+        pipe_pair(false)
+    };
+    let (w_fd, r_fd) = if socket { (a, b) } else { (b, a) };
+    let batch = 200;
+    let mut buf = vec![0u8; bytes];
+    let (mut ws, mut rs) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let t0 = now_ns();
+        for _ in 0..batch {
+            wr(w_fd, &buf);
+        }
+        let t1 = now_ns();
+        for _ in 0..batch {
+            rd(r_fd, &mut buf);
+        }
+        let t2 = now_ns();
+        ws.push((t1 - t0) as f64 / batch as f64);
+        rs.push((t2 - t1) as f64 / batch as f64);
+    }
+    close(a);
+    close(b);
+    (ws, rs)
+}
+
+/// Round-trip time (ns) of a 1-byte ping-pong between two threads pinned to `cpu`.
+fn ping_pong_same_cpu(cpu: usize, trips: usize, rounds: usize) -> Vec<f64> {
+    let (r1, w1) = pipe_pair(false);
+    let (r2, w2) = pipe_pair(false);
+    let total = trips * rounds;
+    let echo = std::thread::spawn(move || {
+        let _ = set_affinity(&[cpu]);
+        let mut b = [0u8; 1];
+        for _ in 0..total {
+            rd(r1, &mut b);
+            wr(w2, &b);
+        }
+    });
+    let _ = set_affinity(&[cpu]);
+    let mut b = [0u8; 1];
+    let mut out = Vec::new();
+    for _ in 0..rounds {
+        let t0 = now_ns();
+        for _ in 0..trips {
+            wr(w1, &b);
+            rd(r2, &mut b);
+        }
+        out.push((now_ns() - t0) as f64 / trips as f64);
+    }
+    let _ = echo.join();
+    for fd in [r1, w1, r2, w2] {
+        close(fd);
+    }
+    let _ = set_affinity(&(0..nr_cpus()).collect::<Vec<_>>());
+    out
+}
+
+/// Online CPUs (not the affinity mask: the measurements pin and unpin themselves).
+pub fn nr_cpus() -> usize {
+    // SAFETY: sysconf has no side effects.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    n.max(1) as usize
+}
+
+/// One-way wake-up latency (ns): a writer on CPU `from` stamps the clock and writes one
+/// byte; a reader blocked on CPU `to` stamps when its read returns. With `busy_target`
+/// a SCHED_IDLE spinner keeps `to` busy, so the wake-up needs a reschedule IPI but no
+/// idle exit. The writer sleeps 2 ms between samples so an idle target really idles.
+fn oneway_latency(from: usize, to: usize, busy_target: bool, samples: usize) -> Vec<f64> {
+    let (r, w) = pipe_pair(false);
+    let sent = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let spinner = busy_target.then(|| {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let _ = set_affinity(&[to]);
+            crate::sched_attr::apply(&schedlab::workload::SchedChange {
+                policy: Some(schedlab::workload::Policy::Idle),
+                ..Default::default()
+            });
+            while !stop.load(Ordering::Relaxed) {
+                spin_loops(64);
+            }
+        })
+    });
+    let s2 = sent.clone();
+    let reader = std::thread::spawn(move || {
+        let _ = set_affinity(&[to]);
+        let mut b = [0u8; 1];
+        let mut out = Vec::new();
+        for _ in 0..samples {
+            rd(r, &mut b);
+            let t = now_ns();
+            out.push(t.saturating_sub(s2.load(Ordering::SeqCst)) as f64);
+        }
+        out
+    });
+    let _ = set_affinity(&[from]);
+    for _ in 0..samples {
+        sleep_until(now_ns() + 2_000_000);
+        sent.store(now_ns(), Ordering::SeqCst);
+        wr(w, b"x");
+    }
+    let out = reader.join().unwrap_or_default();
+    stop.store(true, Ordering::Relaxed);
+    if let Some(s) = spinner {
+        let _ = s.join();
+    }
+    close(r);
+    close(w);
+    let _ = set_affinity(&(0..nr_cpus()).collect::<Vec<_>>());
+    out
+}
+
+/// schbench's request work: an n×n matrix multiply (n from its 256 KiB default
+/// footprint), in ps per multiply-add; one sample every `gap_ms`, to see speed changes.
+fn mac_ps(samples: usize, gap_ms: u64) -> Vec<f64> {
+    let n = (256.0f64 * 1024.0 / 3.0 / 8.0).sqrt() as usize;
+    let m1: Vec<f64> = (0..n * n).map(|i| (i % 7) as f64).collect();
+    let m2: Vec<f64> = (0..n * n).map(|i| (i % 5) as f64).collect();
+    let mut m3 = vec![0f64; n * n];
+    let mut out = Vec::new();
+    for _ in 0..samples {
+        let t0 = crate::rtapp_exec::thread_cpu_ns();
+        for i in 0..n {
+            for j in 0..n {
+                let mut s = 0.0;
+                for k in 0..n {
+                    s += m1[i * n + k] * m2[k * n + j];
+                }
+                m3[i * n + j] = s;
+            }
+        }
+        std::hint::black_box(&m3);
+        let dt = crate::rtapp_exec::thread_cpu_ns() - t0;
+        out.push(dt as f64 * 1000.0 / (n * n * n) as f64);
+        std::thread::sleep(std::time::Duration::from_millis(gap_ms));
+    }
+    out
+}
+
+/// The executor's compute loop, ns per unit, one sample every `gap_ms`.
+fn spin_ns(samples: usize, gap_ms: u64) -> Vec<f64> {
+    (0..samples)
+        .map(|_| {
+            let v = crate::rtapp_exec::calibrate_ns_per_loop(1);
+            std::thread::sleep(std::time::Duration::from_millis(gap_ms));
+            v
+        })
+        .collect()
+}
+
+fn read(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok()
+}
+
+fn kernel_config() -> Option<String> {
+    let out = std::process::Command::new("zcat")
+        .arg("/proc/config.gz")
+        .output()
+        .ok();
+    if let Some(o) = out.filter(|o| o.status.success()) {
+        return Some(String::from_utf8_lossy(&o.stdout).into_owned());
+    }
+    let rel = read("/proc/sys/kernel/osrelease")?;
+    read(&format!("/boot/config-{}", rel.trim()))
+}
+
+/// The kernel's settings, from the most direct source that answers.
+pub fn kernel_settings() -> KernelSettings {
+    let config = kernel_config();
+    let dmesg = std::process::Command::new("dmesg")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    let debugfs = read("/sys/kernel/debug/sched/preempt");
+    // A fresh task's se.slice is the base slice (sysctl_sched_base_slice) when debugfs
+    // sched/base_slice_ns is not readable.
+    let base_slice_ns = read("/sys/kernel/debug/sched/base_slice_ns")
+        .and_then(|s| s.trim().parse().ok())
+        .or_else(|| {
+            read("/proc/self/sched").and_then(|s| crate::procfs::sched_field(&s, "se.slice"))
+        });
+    KernelSettings {
+        version: read("/proc/sys/kernel/osrelease")
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+        hz: config.as_deref().and_then(hz_from_config),
+        preempt: preempt_from(debugfs.as_deref(), dmesg.as_deref(), config.as_deref()),
+        base_slice_ns,
+        autogroup: read("/proc/sys/kernel/sched_autogroup_enabled").map(|s| s.trim() == "1"),
+    }
+}
+
+/// Measure everything; `quick` takes fewer samples (validate's own calibration).
+pub fn calibrate(quick: bool) -> Calibration {
+    let k = if quick { 1 } else { 4 };
+    let (pw1, pr1) = message_costs(false, 1, 10 * k);
+    let (pw, pr) = message_costs(false, 100, 10 * k);
+    let (sw, sr) = message_costs(true, 100, 10 * k);
+    let rt = ping_pong_same_cpu(0, 2000, 5 * k);
+    let w1 = crate::compare::summary(&pw1).0;
+    let r1 = crate::compare::summary(&pr1).0;
+    let cs: Vec<f64> = rt.iter().map(|&x| context_switch_ns(x, w1, r1)).collect();
+    let cs_med = crate::compare::summary(&cs).0;
+    let mut measures = vec![
+        Measure {
+            key: "context_switch_ns",
+            unit: "ns",
+            samples: cs,
+        },
+        Measure {
+            key: "pipe_write_ns",
+            unit: "ns",
+            samples: pw,
+        },
+        Measure {
+            key: "pipe_read_ns",
+            unit: "ns",
+            samples: pr,
+        },
+        Measure {
+            key: "socket_write_ns",
+            unit: "ns",
+            samples: sw,
+        },
+        Measure {
+            key: "socket_read_ns",
+            unit: "ns",
+            samples: sr,
+        },
+    ];
+    if nr_cpus() >= 2 {
+        let busy = oneway_latency(0, 1, true, 100 * k);
+        let idle = oneway_latency(0, 1, false, 100 * k);
+        let bm = crate::compare::summary(&busy).0;
+        let ipi: Vec<f64> = busy
+            .iter()
+            .map(|&x| wakeup_ipi_ns(x, w1, r1, cs_med))
+            .collect();
+        let ie: Vec<f64> = idle.iter().map(|&x| idle_exit_ns(x, bm)).collect();
+        measures.push(Measure {
+            key: "wakeup_ipi_ns",
+            unit: "ns",
+            samples: ipi,
+        });
+        measures.push(Measure {
+            key: "idle_exit_ns",
+            unit: "ns",
+            samples: ie,
+        });
+    }
+    measures.push(Measure {
+        key: "schbench_mac_ps",
+        unit: "ps",
+        samples: mac_ps(10 * k, 50),
+    });
+    measures.push(Measure {
+        key: "spin_ns_per_loop",
+        unit: "ns",
+        samples: spin_ns(20 * k, 25),
+    });
+    Calibration {
+        measures,
+        kernel: kernel_settings(),
+    }
+}
+
+/// The machine file's extra tables for a calibration (appended after `[costs]`).
+pub fn toml_tables(c: &Calibration) -> String {
+    let mut t = String::from(
+        "\n# Measured by `schedlab machines capture --calibrate` (docs/machines.md).\n[kernel]\n",
+    );
+    let k = &c.kernel;
+    t.push_str(&format!(
+        "version = {}\n",
+        toml::Value::String(k.version.clone())
+    ));
+    if let Some(h) = k.hz {
+        t.push_str(&format!("hz = {h}\n"));
+    }
+    if let Some(p) = &k.preempt {
+        t.push_str(&format!("preempt = {}\n", toml::Value::String(p.clone())));
+    }
+    if let Some(s) = k.base_slice_ns {
+        t.push_str(&format!("base_slice_ns = {s}\n"));
+    }
+    if let Some(a) = k.autogroup {
+        t.push_str(&format!("autogroup = {a}\n"));
+    }
+    t.push_str("\n# Medians; the comment gives min–max over the samples.\n[calibration]\n");
+    for m in &c.measures {
+        t.push_str(&format!(
+            "{} = {:.1}  # min {:.1}, max {:.1} {} over {} samples\n",
+            m.key,
+            m.median(),
+            m.min(),
+            m.max(),
+            m.unit,
+            m.samples.len()
+        ));
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derived_costs_from_recorded_timings() {
+        // Recorded on the 2-vCPU development host: 1-byte pipe write 1.1 µs, read 0.9 µs,
+        // same-CPU round trip 9.0 µs, one-way to a busy CPU 14 µs, to an idle one 40 µs.
+        let cs = context_switch_ns(9_000.0, 1_100.0, 900.0);
+        assert_eq!(cs, 2_500.0);
+        assert_eq!(wakeup_ipi_ns(14_000.0, 1_100.0, 900.0, cs), 9_500.0);
+        assert_eq!(idle_exit_ns(40_000.0, 14_000.0), 26_000.0);
+        assert_eq!(context_switch_ns(1_000.0, 1_100.0, 900.0), 0.0);
+    }
+
+    #[test]
+    fn kernel_settings_from_recorded_text() {
+        assert_eq!(
+            hz_from_config("CONFIG_HZ_250=y\nCONFIG_HZ=250\n"),
+            Some(250)
+        );
+        assert_eq!(
+            preempt_from(Some("none (voluntary) full lazy\n"), None, None).as_deref(),
+            Some("voluntary")
+        );
+        let dmesg = "[    0.297534] Dynamic Preempt: none\n";
+        assert_eq!(
+            preempt_from(None, Some(dmesg), None).as_deref(),
+            Some("none")
+        );
+        assert_eq!(
+            preempt_from(None, None, Some("CONFIG_PREEMPT_NONE=y\n")).as_deref(),
+            Some("none")
+        );
+        assert_eq!(
+            preempt_from(None, None, Some("CONFIG_PREEMPT=y\n")).as_deref(),
+            Some("full")
+        );
+    }
+
+    #[test]
+    fn tables_parse_as_toml() {
+        let c = Calibration {
+            measures: vec![Measure {
+                key: "context_switch_ns",
+                unit: "ns",
+                samples: vec![1.0, 2.0, 3.0],
+            }],
+            kernel: KernelSettings {
+                version: "6.18".into(),
+                hz: Some(250),
+                preempt: Some("none".into()),
+                base_slice_ns: Some(1_400_000),
+                autogroup: Some(true),
+            },
+        };
+        let v: toml::Table = toml::from_str(&toml_tables(&c)).unwrap();
+        assert_eq!(v["kernel"]["hz"].as_integer(), Some(250));
+        assert_eq!(v["calibration"]["context_switch_ns"].as_float(), Some(2.0));
+    }
+}

@@ -1,0 +1,125 @@
+//! The scheduling-attribute syscalls a task program asks for: sched_setattr (policy, nice,
+//! custom slice, uclamp) and sched_setaffinity, applied to the calling thread.
+
+use schedlab::workload::{Policy, SchedChange};
+
+/// struct sched_attr (include/uapi/linux/sched/types.h), version with util clamps.
+#[repr(C)]
+#[derive(Default)]
+struct SchedAttr {
+    size: u32,
+    sched_policy: u32,
+    sched_flags: u64,
+    sched_nice: i32,
+    sched_priority: u32,
+    sched_runtime: u64,
+    sched_deadline: u64,
+    sched_period: u64,
+    sched_util_min: u32,
+    sched_util_max: u32,
+}
+
+const SCHED_FLAG_KEEP_POLICY: u64 = 0x08;
+const SCHED_FLAG_KEEP_PARAMS: u64 = 0x10;
+const SCHED_FLAG_UTIL_CLAMP_MIN: u64 = 0x20;
+const SCHED_FLAG_UTIL_CLAMP_MAX: u64 = 0x40;
+
+fn policy_number(p: Policy) -> u32 {
+    match p {
+        Policy::Normal => libc::SCHED_OTHER as u32,
+        Policy::Batch => libc::SCHED_BATCH as u32,
+        Policy::Idle => libc::SCHED_IDLE as u32,
+    }
+}
+
+fn sched_getattr() -> Option<SchedAttr> {
+    let mut a = SchedAttr::default();
+    // SAFETY: the kernel writes at most `size` bytes into `a`.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_sched_getattr,
+            0,
+            &mut a as *mut SchedAttr,
+            std::mem::size_of::<SchedAttr>() as u32,
+            0u32,
+        )
+    };
+    (r == 0).then_some(a)
+}
+
+fn sched_setattr(a: &SchedAttr) -> std::io::Result<()> {
+    // SAFETY: `a` is a valid sched_attr of the size it declares.
+    let r = unsafe { libc::syscall(libc::SYS_sched_setattr, 0, a as *const SchedAttr, 0u32) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Apply `c` to the calling thread. Returns the parts the kernel refused, as warnings
+/// (e.g. uclamp without CONFIG_UCLAMP_TASK): the run goes on without them.
+pub fn apply(c: &SchedChange) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if c.policy.is_some() || c.nice.is_some() || c.slice_ns.is_some() {
+        let cur = sched_getattr().unwrap_or_default();
+        let a = SchedAttr {
+            size: std::mem::size_of::<SchedAttr>() as u32,
+            sched_policy: c.policy.map(policy_number).unwrap_or(cur.sched_policy),
+            sched_nice: c.nice.unwrap_or(cur.sched_nice),
+            // A fair task's sched_runtime is its custom slice (Linux 6.12+); 0 = base.
+            sched_runtime: c.slice_ns.unwrap_or(cur.sched_runtime),
+            ..SchedAttr::default()
+        };
+        if let Err(e) = sched_setattr(&a) {
+            warnings.push(format!("sched_setattr(policy/nice/slice): {e}"));
+        }
+    }
+    if c.uclamp.min.is_some() || c.uclamp.max.is_some() {
+        let mut flags = SCHED_FLAG_KEEP_POLICY | SCHED_FLAG_KEEP_PARAMS;
+        let mut a = SchedAttr {
+            size: std::mem::size_of::<SchedAttr>() as u32,
+            ..SchedAttr::default()
+        };
+        if let Some(v) = c.uclamp.min {
+            flags |= SCHED_FLAG_UTIL_CLAMP_MIN;
+            a.sched_util_min = v;
+        }
+        if let Some(v) = c.uclamp.max {
+            flags |= SCHED_FLAG_UTIL_CLAMP_MAX;
+            a.sched_util_max = v;
+        }
+        a.sched_flags = flags;
+        if let Err(e) = sched_setattr(&a) {
+            warnings.push(format!("sched_setattr(util_min/util_max): {e}"));
+        }
+    }
+    if let Some(cpus) = &c.cpus {
+        if let Err(e) = set_affinity(cpus) {
+            warnings.push(format!("sched_setaffinity({cpus:?}): {e}"));
+        }
+    }
+    warnings
+}
+
+/// sched_setaffinity of the calling thread.
+pub fn set_affinity(cpus: &[usize]) -> std::io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; CPU_SET only writes inside it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus {
+            libc::CPU_SET(c, &mut set);
+        }
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
+    }
+}
+
+/// The calling thread's id (gettid).
+pub fn gettid() -> i32 {
+    // SAFETY: gettid has no arguments and cannot fail.
+    unsafe { libc::gettid() }
+}
