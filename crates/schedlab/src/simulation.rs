@@ -134,7 +134,8 @@ impl Simulation {
             | Event::Tick(cpu)
             | Event::HrTick(cpu)
             | Event::Stopper(cpu)
-            | Event::NohzKick(cpu) => Some(cpu),
+            | Event::NohzKick(cpu)
+            | Event::ReschedIpi(cpu) => Some(cpu),
             Event::FreqChange(_) | Event::CfsPeriod(_) => None,
         }
     }
@@ -172,6 +173,7 @@ impl Simulation {
             Event::Stopper(cpu) => s.active_load_balance_cpu_stop(cpu),
             Event::NohzKick(cpu) => s.nohz_csd_func(cpu),
             Event::CfsPeriod(tg) => s.cfs_period_timer(tg),
+            Event::ReschedIpi(cpu) => s.resched_ipi(cpu),
         }
         if let Some(cpu) = event_cpu {
             self.sched.return_to_user(cpu);

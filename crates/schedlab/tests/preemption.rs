@@ -112,3 +112,162 @@ fn hrtick_ends_each_slice_on_time() {
         &steady[..6]
     );
 }
+
+// ---- wake-up preemption of user-mode tasks under each model (issue 15 point 1) --------
+
+use schedlab::metrics::latency::WakeupLatencies;
+use schedlab::workload::program::ObjectSpec;
+use schedlab::workload::{Op, TaskSpec, TimerMode, Workload};
+
+const MODELS: [PreemptModel; 4] = [
+    PreemptModel::None,
+    PreemptModel::Voluntary,
+    PreemptModel::Full,
+    PreemptModel::Lazy,
+];
+
+/// Every wake-up latency of task `p` (ns) after running `wl` for `secs` on smp:2.
+fn latencies(model: PreemptModel, features: &str, wl: Workload, secs: u64, p: usize) -> Vec<u64> {
+    let mut sc = with_preempt(scenario("smp:2", secs), model);
+    sc.features = features.into();
+    let mut s = schedlab::experiment::run::prepare(&sc, wl).unwrap();
+    s.set_invariant_every(1);
+    s.run();
+    assert_eq!(
+        s.sched.invariant_violations, 0,
+        "{:?}",
+        s.sched.invariant_messages
+    );
+    let l = s.sched.observer::<WakeupLatencies>().unwrap();
+    l.per_task[p].samples()[1..].to_vec()
+}
+
+fn share_under(v: &[u64], ns: u64) -> f64 {
+    v.iter().filter(|&&x| x < ns).count() as f64 / v.len() as f64
+}
+
+/// A 60 Hz task (2 ms a period) pinned with two nice-0 hogs: its timer fires on its own
+/// CPU, so the wake-up is a local request acted on at the end of the timer interrupt.
+#[test]
+fn local_timer_wakeups_preempt_under_every_model() {
+    let periodic = TaskSpec::new(
+        "periodic",
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Run { work_ns: 2 * MS },
+            Op::Timer {
+                timer: 0,
+                period_ns: 16_666_667,
+                mode: TimerMode::Absolute,
+            },
+            Op::LoopEnd,
+        ],
+    )
+    .cpus(Some(vec![0]));
+    for model in MODELS {
+        let tasks = vec![
+            periodic.clone(),
+            hog("hog-1", 0, Some(vec![0])),
+            hog("hog-2", 0, Some(vec![0])),
+        ];
+        let lat = latencies(model, "", workload_of(tasks), 10, 0);
+        assert!(lat.len() > 500, "{model:?}: {} wake-ups", lat.len());
+        // The host (6.18, preempt none) runs about a quarter of them at once.
+        let at_once = share_under(&lat, 100 * US);
+        assert!(
+            (0.1..0.9).contains(&at_once),
+            "{model:?}: {at_once:.2} of the wake-ups within 100 µs"
+        );
+    }
+}
+
+/// A waiter pinned to CPU 0 beside a hog, signalled from CPU 1. CPU 0 is busy and shares
+/// the cache, so the waker enqueues it there itself (ttwu_queue_cond) and the preemption
+/// request is remote: a reschedule IPI under none, voluntary and full; under lazy no IPI
+/// is sent and the request waits for CPU 0's next tick.
+#[test]
+fn remote_wakeups_preempt_after_the_ipi_except_lazy() {
+    let waiter = TaskSpec::new(
+        "waiter",
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Wait { obj: 0 },
+            Op::Run { work_ns: 50 * US },
+            Op::LoopEnd,
+        ],
+    )
+    .cpus(Some(vec![0]))
+    .slice(Some(100 * US)); // PREEMPT_SHORT: preempts the hog's protected slice
+    let waker = TaskSpec::new(
+        "waker",
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Sleep { ns: 3_100 * US },
+            Op::Signal { obj: 0 },
+            Op::LoopEnd,
+        ],
+    )
+    .cpus(Some(vec![1]));
+    for model in MODELS {
+        let wl = Workload {
+            tasks: vec![waiter.clone(), waker.clone(), hog("hog", 0, Some(vec![0]))],
+            objects: vec![ObjectSpec::WaitQueue],
+            ..Workload::default()
+        };
+        let lat = latencies(model, "", wl, 5, 0);
+        assert!(lat.len() > 1000, "{model:?}: {} wake-ups", lat.len());
+        let at_once = share_under(&lat, 20 * US);
+        if model == PreemptModel::Lazy {
+            assert!(at_once < 0.05, "lazy: {at_once:.2} within 20 µs");
+            let p50 = {
+                let mut v = lat.clone();
+                v.sort();
+                v[v.len() / 2]
+            };
+            assert!(p50 > 500 * US && p50 < 4 * MS + 20 * US, "lazy p50 {p50}");
+        } else {
+            assert!(at_once > 0.95, "{model:?}: {at_once:.2} within 20 µs");
+        }
+    }
+}
+
+/// Waker and wakee on one CPU: the waker's own syscall (futex wake) returns to user mode
+/// with need_resched set, so the wakee runs at once under every model, lazy included.
+#[test]
+fn waker_syscall_wakeups_preempt_at_the_syscall_return() {
+    let waiter = TaskSpec::new(
+        "waiter",
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Wait { obj: 0 },
+            Op::Run { work_ns: 50 * US },
+            Op::LoopEnd,
+        ],
+    )
+    .cpus(Some(vec![0]))
+    .slice(Some(100 * US));
+    let waker = TaskSpec::new(
+        "waker",
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Run { work_ns: 3 * MS },
+            Op::Signal { obj: 0 },
+            Op::LoopEnd,
+        ],
+    )
+    .cpus(Some(vec![0]));
+    for model in MODELS {
+        let wl = Workload {
+            tasks: vec![waiter.clone(), waker.clone()],
+            objects: vec![ObjectSpec::WaitQueue],
+            ..Workload::default()
+        };
+        let lat = latencies(model, "", wl, 5, 0);
+        assert!(lat.len() > 1000, "{model:?}: {} wake-ups", lat.len());
+        assert!(
+            share_under(&lat, 20 * US) > 0.95,
+            "{model:?}: {:?}",
+            &lat[..10]
+        );
+    }
+}

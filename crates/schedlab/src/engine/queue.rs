@@ -33,6 +33,8 @@ pub enum Event {
     NohzKick(CpuId),
     /// A task group's bandwidth period timer (sched_cfs_period_timer).
     CfsPeriod(usize),
+    /// A reschedule IPI reaches `cpu` (a remote resched_curr).
+    ReschedIpi(CpuId),
 }
 
 /// The per-CPU timers, one slot each.
@@ -43,9 +45,10 @@ pub enum CpuTimer {
     HrTick = 2,
     Stopper = 3,
     NohzKick = 4,
+    ReschedIpi = 5,
 }
 
-const NR_CPU_TIMERS: usize = 5;
+const NR_CPU_TIMERS: usize = 6;
 
 impl CpuTimer {
     fn event(slot: usize) -> Event {
@@ -55,7 +58,8 @@ impl CpuTimer {
             1 => Event::Tick(cpu),
             2 => Event::HrTick(cpu),
             3 => Event::Stopper(cpu),
-            _ => Event::NohzKick(cpu),
+            4 => Event::NohzKick(cpu),
+            _ => Event::ReschedIpi(cpu),
         }
     }
 }
@@ -195,6 +199,7 @@ impl EventBits {
             Event::Stopper(c) => EventBits(7, c as u32, 0),
             Event::NohzKick(c) => EventBits(8, c as u32, 0),
             Event::CfsPeriod(g) => EventBits(9, g as u32, 0),
+            Event::ReschedIpi(c) => EventBits(10, c as u32, 0),
         }
     }
 
@@ -209,8 +214,9 @@ impl EventBits {
             5 => Event::HrTick(a),
             6 => Event::FreqChange(a),
             7 => Event::Stopper(a),
+            8 => Event::NohzKick(a),
             9 => Event::CfsPeriod(a),
-            _ => Event::NohzKick(a),
+            _ => Event::ReschedIpi(a),
         }
     }
 }

@@ -26,6 +26,11 @@ impl LatencyRecorder {
         self.samples.push(ns);
     }
 
+    /// Every sample, in the order recorded.
+    pub fn samples(&self) -> &[u64] {
+        &self.samples
+    }
+
     pub fn summary(&self) -> LatencySummary {
         let mut s = self.samples.clone();
         if s.is_empty() {

@@ -169,7 +169,19 @@ impl Sched {
     /// effect before the current event ends. An idle CPU reschedules at once too.
     pub fn resched_curr(&mut self, cpu: CpuId) {
         self.rqs[cpu].need_resched = true;
-        self.resched_now.push(cpu);
+        let remote = self.rqs[cpu].curr.is_some() && self.event_cpu.is_some_and(|c| c != cpu);
+        if !remote {
+            self.resched_now.push(cpu);
+        } else if !self.events.is_armed(cpu, CpuTimer::ReschedIpi) {
+            // smp_send_reschedule: the target acts when the IPI arrives.
+            let at = self.now + self.machine.costs.wakeup_ipi_ns;
+            self.events.arm(cpu, CpuTimer::ReschedIpi, at);
+        }
+    }
+
+    /// The reschedule IPI arrives: its return to user mode acts on need_resched.
+    pub fn resched_ipi(&mut self, cpu: CpuId) {
+        self.timer_return_to_user(cpu);
     }
 
     /// resched_curr_lazy: under the lazy model only TIF_NEED_RESCHED_LAZY is set and no IPI
@@ -292,7 +304,16 @@ impl Sched {
     }
 
     /// ttwu_queue: activate now, or after the IPI / idle-exit delay of the target CPU.
+    /// A busy remote CPU that shares the waker's cache is enqueued by the waker itself
+    /// (ttwu_queue_cond), so its wake-up preemption is a remote request.
     fn ttwu_queue(&mut self, p: TaskId, cpu: CpuId, waking_cpu: CpuId) {
+        if cpu != waking_cpu
+            && self.rqs[cpu].nr_running > 0
+            && self.cpus_share_cache(waking_cpu, cpu)
+        {
+            self.ttwu_do_activate(p, cpu);
+            return;
+        }
         let costs = self.machine.costs;
         let ipi = if cpu != waking_cpu {
             costs.wakeup_ipi_ns
