@@ -57,6 +57,10 @@ pub struct ScenarioArgs {
     /// being a session; tasks placed by a [cgroups] table stay in their group.
     #[arg(long)]
     autogroup: bool,
+    /// Every CPU's tick on one grid from t=0 (by default each seed gives each CPU its own
+    /// tick phase, as on a real machine).
+    #[arg(long)]
+    tick_aligned: bool,
 }
 
 impl ScenarioArgs {
@@ -154,6 +158,9 @@ pub fn build_scenario(args: &ScenarioArgs) -> Result<Scenario, InputError> {
     }
     if args.autogroup {
         apply_flag(&mut sc, "autogroup", FlagValue::Switch, "--autogroup")?;
+    }
+    if args.tick_aligned {
+        apply_flag(&mut sc, "tick_aligned", FlagValue::Switch, "--tick-aligned")?;
     }
     // A calibrated machine file's [kernel] table fills the settings not given here.
     let (g, file) = args.given();

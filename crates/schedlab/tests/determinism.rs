@@ -6,17 +6,22 @@ use schedlab::experiment::run::run_workload;
 use schedlab::experiment::Scenario;
 use schedlab::time::NSEC_PER_SEC;
 
-fn json(seed: u64) -> serde_json::Value {
+fn json_with(seed: u64, tick_aligned: bool) -> serde_json::Value {
     let sc = Scenario {
         machine: "smp:4".into(),
         duration_ns: Some(2 * NSEC_PER_SEC),
         seed,
+        tick_aligned,
         ..Scenario::default()
     };
     let r = run_workload(&sc, mixed_workload(12, 12, 4)).unwrap();
     let mut v = serde_json::to_value(&r).unwrap();
     v["sim"]["wall_s"] = serde_json::Value::Null;
     v
+}
+
+fn json(seed: u64) -> serde_json::Value {
+    json_with(seed, false)
 }
 
 #[test]
@@ -28,11 +33,19 @@ fn same_seed_same_bytes() {
 }
 
 #[test]
-fn another_seed_changes_only_the_seed_here() {
+fn on_one_tick_grid_another_seed_changes_only_the_seed_here() {
     // Nothing in this workload draws random numbers, so only scenario.seed may differ.
-    let mut a = json(1);
-    let b = json(2);
+    let mut a = json_with(1, true);
+    let b = json_with(2, true);
     assert_eq!(b["scenario"]["seed"], 2);
     a["scenario"]["seed"] = b["scenario"]["seed"].clone();
     assert_eq!(a, b);
+}
+
+#[test]
+fn each_seed_has_its_own_tick_phases() {
+    // The same workload meets the ticks at other moments: the run differs.
+    let (a, b) = (json(1), json(2));
+    assert_ne!(a["perf"], b["perf"]);
+    assert_ne!(a["tasks"], b["tasks"]);
 }

@@ -10,8 +10,10 @@ use crate::metrics::latency::WakeupLatencies;
 use crate::metrics::{PerfStat, RootDomainResult, ScenarioEcho, SimStats, TaskResult};
 use crate::sched::features::Features;
 use crate::simulation::Simulation;
+use crate::time::Ns;
 use crate::workload::report::RunView;
 use crate::workload::{build_workload_seeded, Compiled};
+use rand_core::RngCore;
 use std::time::Instant;
 
 /// Build the workload from the scenario's `-w` arguments and run it.
@@ -118,6 +120,9 @@ pub fn prepare_on(
     sim.sched.cfg.pelt_lshift = lshift;
     sim.sched.work_noise = scenario.noise.work_noise(scenario.seed);
     sim.sched.lb.seed(scenario.seed);
+    if !scenario.tick_aligned {
+        sim.sched.cfg.tick_offset = tick_phases(scenario.seed, n, sim.sched.cfg.tick_nsec());
+    }
     sim.sched.cpufreq_init(scenario.governor);
     scenario.sysctl.apply(&mut sim.sched);
     super::group_setup::setup_groups(scenario, &mut sim)?;
@@ -126,6 +131,13 @@ pub fn prepare_on(
 
 /// sched_pelt_lshift for a half-life: the PELT clock runs 2^lshift times faster, so the
 /// 32-period half-life becomes 32 / 2^lshift ms (docs/model.md, PELT and util_est).
+/// Each CPU's tick phase for a seed: CPUs' timer interrupts are not aligned with each
+/// other nor with the moment a workload starts (docs/model.md, Time, work and events).
+fn tick_phases(seed: u64, nr_cpus: usize, tick: Ns) -> Vec<Ns> {
+    let mut rng = crate::engine::rng::stream(seed, "tick_phase");
+    (0..nr_cpus).map(|_| rng.next_u64() % tick).collect()
+}
+
 pub fn pelt_lshift(halflife_ms: u32) -> Result<u32, InputError> {
     match halflife_ms {
         32 => Ok(0),

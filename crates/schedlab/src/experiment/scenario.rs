@@ -33,6 +33,9 @@ pub struct Scenario {
     pub cgroups: Vec<crate::sched::fair::group::CgroupSpec>,
     /// `--autogroup` / `autogroup = true`: one task group per session (`-w` workload).
     pub autogroup: bool,
+    /// `--tick-aligned` / `tick_aligned = true`: every CPU's tick on one grid from t=0, as
+    /// before per-seed tick phases (docs/model.md, Time, work and events).
+    pub tick_aligned: bool,
     /// The `[trace]` table / `--trace*` flags: the trace to write, if any. The run itself
     /// does not read it (a traced run is the same run); `experiment::trace_run::run_traced` writes it,
     /// as `schedlab run` does.
@@ -56,6 +59,7 @@ impl Default for Scenario {
             base_dir: PathBuf::from("."),
             cgroups: Vec::new(),
             autogroup: false,
+            tick_aligned: false,
             trace: None,
         }
     }

@@ -46,6 +46,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "trace",
     "cgroups",
     "autogroup",
+    "tick_aligned",
 ];
 
 /// Read and parse a scenario file; relative workload paths start at its folder.
@@ -215,6 +216,10 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
         "cgroups" => sc.cgroups = super::cgroups_toml::cgroups(value, &src.origin())?,
         "autogroup" => match value {
             Value::Boolean(b) => sc.autogroup = *b,
+            other => return Err(wrong_type(&at(), "true or false", other)),
+        },
+        "tick_aligned" => match value {
+            Value::Boolean(b) => sc.tick_aligned = *b,
             other => return Err(wrong_type(&at(), "true or false", other)),
         },
         "noise" => sc.noise = noise(value, src)?,

@@ -53,6 +53,7 @@ impl Sched {
                 preempt,
                 base_slice: base_slice_for(n),
                 invariant_every: 1,
+                tick_offset: vec![0; n],
                 pelt_lshift: 0,
                 uclamp_used: false,
                 sysctl_uclamp: [1024, 1024],
@@ -491,10 +492,9 @@ impl Sched {
                 self.apply_cache_penalty(n);
                 self.arm_work(cpu);
                 if !self.events.is_armed(cpu, CpuTimer::Tick) {
-                    // NOHZ: the tick restarts on the global tick grid.
-                    let tick = self.cfg.tick_nsec();
-                    self.events
-                        .arm(cpu, CpuTimer::Tick, (now / tick + 1) * tick);
+                    // NOHZ: the tick restarts on the CPU's tick grid.
+                    let at = self.cfg.next_tick_after(cpu, now);
+                    self.events.arm(cpu, CpuTimer::Tick, at);
                 }
             }
             None => {

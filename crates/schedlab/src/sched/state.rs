@@ -301,6 +301,8 @@ pub struct SchedConfig {
     pub base_slice: Ns,
     /// Check invariants after every Nth event (1 = every event).
     pub invariant_every: u64,
+    /// Offset of each CPU's tick grid from t=0 (all 0: one aligned grid).
+    pub tick_offset: Vec<Ns>,
     /// sched_pelt_lshift: 0, 1, 2 for PELT half-lives of 32, 16, 8 ms (Android's
     /// sched_pelt_multiplier; docs/model.md, PELT and util_est).
     pub pelt_lshift: u32,
@@ -316,6 +318,15 @@ impl SchedConfig {
     /// TICK_NSEC = 10⁹ / HZ.
     pub fn tick_nsec(&self) -> Ns {
         1_000_000_000 / self.hz as Ns
+    }
+
+    /// The first tick of `cpu`'s grid strictly after `now`.
+    pub fn next_tick_after(&self, cpu: CpuId, now: Ns) -> Ns {
+        let (tick, off) = (self.tick_nsec(), self.tick_offset[cpu]);
+        if now < off {
+            return off;
+        }
+        off + ((now - off) / tick + 1) * tick
     }
 }
 

@@ -39,10 +39,13 @@ pub fn hog(comm: &str, nice: i32, cpus: Option<Vec<usize>>) -> TaskSpec {
     task(comm, nice, Policy::Normal, cpus, hog_program())
 }
 
+/// A scenario on one tick grid from t=0 (`tick_aligned`): the tests reason about exact
+/// tick times; tests/determinism.rs covers the per-seed tick phases.
 pub fn scenario(machine: &str, secs: u64) -> Scenario {
     Scenario {
         machine: machine.into(),
         duration_ns: Some(secs * NSEC_PER_SEC),
+        tick_aligned: true,
         ..Scenario::default()
     }
 }
