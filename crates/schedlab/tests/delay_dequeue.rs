@@ -1,7 +1,8 @@
 //! The DELAY_DEQUEUE life-cycle (dequeue_entity, requeue_delayed_entity), step by step on one CPU.
 //!
-//! Set-up: hogs A and B on smp:1 at HZ 100. A is picked first and runs; at 5 ms we make
-//! it block while it is ahead of V (ineligible), which is the delayed-dequeue case.
+//! Set-up: hogs A and B on smp:1 at HZ 100, both forked at t=0. A is picked first and runs;
+//! at 4.9 ms we make it block while it is ahead of V (ineligible), which is the
+//! delayed-dequeue case. B then runs until the 10 ms tick and passes A by 0.2 ms.
 
 mod common;
 use common::*;
@@ -16,7 +17,7 @@ fn setup(features: &str) -> Simulation {
     sc.hz = 100;
     sc.features = features.into();
     let mut s = sim(&sc, vec![hog("A", 0, None), hog("B", 0, None)]);
-    s.advance_clock(5 * MS);
+    s.advance_clock(4_900 * US);
     assert_eq!(s.sched.rqs[0].curr, Some(A), "A is picked first");
     s.sched.block_current(0);
     s.sched.process_resched();

@@ -170,12 +170,16 @@ impl Sched {
     /// effect before the current event ends. An idle CPU reschedules at once too.
     pub fn resched_curr(&mut self, cpu: CpuId) {
         self.rqs[cpu].need_resched = true;
-        let remote = self.rqs[cpu].curr.is_some() && self.event_cpu.is_some_and(|c| c != cpu);
+        let remote = self.event_cpu.is_some_and(|c| c != cpu);
         if !remote {
             self.resched_now.push(cpu);
         } else if !self.events.is_armed(cpu, CpuTimer::ReschedIpi) {
-            // smp_send_reschedule: the target acts when the IPI arrives.
-            let at = self.now + self.machine.costs.wakeup_ipi_ns;
+            // smp_send_reschedule: the target acts when the IPI arrives; an idle target
+            // first leaves its idle state.
+            let mut at = self.now + self.machine.costs.wakeup_ipi_ns;
+            if self.rqs[cpu].curr.is_none() {
+                at = self.idle_exit_at(cpu, at);
+            }
             self.events.arm(cpu, CpuTimer::ReschedIpi, at);
         }
     }
@@ -321,21 +325,14 @@ impl Sched {
         } else {
             0
         };
-        let idle_exit = self.idle_exit_latency(cpu);
-        let rq = &mut self.rqs[cpu];
         let mut at = self.now + ipi;
-        if rq.curr.is_none() && rq.nr_running == 0 {
-            if rq.sim.wake_ready_at > self.now {
-                at = at.max(rq.sim.wake_ready_at);
-            } else {
-                at += idle_exit;
-                rq.sim.wake_ready_at = at;
-            }
+        if self.rqs[cpu].curr.is_none() && self.rqs[cpu].nr_running == 0 {
+            at = self.idle_exit_at(cpu, at);
         }
         if at == self.now {
             self.ttwu_do_activate(p, cpu);
         } else {
-            rq.ttwu_pending += 1;
+            self.rqs[cpu].ttwu_pending += 1;
             self.events.push(at, Event::WakeArrive { task: p, cpu });
         }
     }
@@ -392,7 +389,9 @@ impl Sched {
         t.state = TaskState::Waking;
         t.wake_flags = wf::FORK;
         t.stats.wakeup_at = Some(self.now);
-        self.ttwu_queue(p, cpu, cpu);
+        // activate_task on the child's rq at once (no wake list), so the next fork sees
+        // it there; an idle target is kicked by IPI (resched_curr).
+        self.ttwu_do_activate(p, cpu);
     }
 
     // ---- schedule() -------------------------------------------------------------------

@@ -40,6 +40,18 @@ impl Sched {
         self.events.arm(cpu, CpuTimer::Work, at);
     }
 
+    /// When idle `cpu`, kicked by something arriving at `at`, can run: after its idle exit,
+    /// or when an exit already under way ends.
+    pub(crate) fn idle_exit_at(&mut self, cpu: CpuId, at: Ns) -> Ns {
+        let ready = self.rqs[cpu].sim.wake_ready_at;
+        if ready > self.now {
+            return at.max(ready);
+        }
+        let at = at + self.idle_exit_latency(cpu);
+        self.rqs[cpu].sim.wake_ready_at = at;
+        at
+    }
+
     /// Exit latency of the idle state an idle CPU is in: the deepest its idle period so far
     /// justifies (docs/model.md, Frequency, energy and governors), or the machine's flat cost.
     pub(crate) fn idle_exit_latency(&self, cpu: CpuId) -> Ns {
