@@ -6,6 +6,7 @@ use crate::output::JsonTarget;
 use clap::Args;
 use schedlab::experiment::render_human;
 use schedlab::experiment::{load_scenario, run_scenario, PreemptModel, Scenario};
+use schedlab::sched::version::KernelVersion;
 use schedlab::time::parse_duration;
 use schedlab::InputError;
 use std::io::Write;
@@ -33,6 +34,11 @@ pub struct ScenarioArgs {
     /// Tick rate (CONFIG_HZ).
     #[arg(long)]
     hz: Option<u32>,
+    /// Kernel version to model: 5.18, 6.1, 6.5 (CFS), 6.6, 6.8, 6.12, 6.18 (EEVDF) or
+    /// current (the default); a patch level (6.5.5) is ignored. Replaces the scenario's and
+    /// the machine file's `kernel`.
+    #[arg(long, value_name = "VERSION")]
+    kernel: Option<String>,
     /// Preemption model: none, voluntary, full, lazy.
     #[arg(long)]
     preempt: Option<String>,
@@ -121,6 +127,9 @@ pub fn build_scenario(args: &ScenarioArgs) -> Result<Scenario, InputError> {
     }
     if let Some(hz) = args.hz {
         sc.hz = hz;
+    }
+    if let Some(k) = &args.kernel {
+        sc.kernel = Some(KernelVersion::parse(k, "--kernel")?);
     }
     if let Some(p) = &args.preempt {
         sc.preempt = PreemptModel::from_name(p).ok_or_else(|| {

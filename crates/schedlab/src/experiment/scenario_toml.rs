@@ -31,6 +31,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "duration",
     "hz",
     "preempt",
+    "kernel",
     "pelt_halflife",
     "governor",
     "sysctl",
@@ -110,6 +111,10 @@ pub fn apply_key(
                 InputError::new(at(), format!("unknown preemption model '{s}'"))
                     .with_fix("use none, voluntary, full or lazy")
             })?;
+        }
+        "kernel" => {
+            let s = string(value, &at)?;
+            sc.kernel = Some(crate::sched::version::KernelVersion::parse(&s, &at())?);
         }
         "pelt_halflife" => {
             let s = string(value, &at)?;

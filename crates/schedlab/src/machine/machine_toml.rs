@@ -23,6 +23,8 @@ struct FileToml {
     freq_domain: Option<Vec<DomainToml>>,
     numa: Option<NumaToml>,
     costs: Option<Costs>,
+    /// The kernel version the machine runs ("6.5"); checked when a scenario uses the machine.
+    kernel: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -172,6 +174,7 @@ pub fn parse_machine(text: &str, origin: &str) -> Result<Machine, InputError> {
         }
         None => {}
     }
+    m.kernel = file.kernel;
     super::machine_check::check(&m, origin)?;
     Ok(m)
 }
@@ -264,6 +267,7 @@ fn from_cpus(
         freq_domains,
         numa_distance: Vec::new(),
         costs,
+        kernel: None,
     })
 }
 
