@@ -97,6 +97,11 @@ pub struct CfsRq {
     pub zero_vruntime: u64,
     pub curr: Option<EntityId>,
     pub next: Option<EntityId>,
+    /// CFS (<= v6.5): the task a wake-up preempted (LAST_BUDDY) and the yielder (skip).
+    pub last: Option<EntityId>,
+    pub skip: Option<EntityId>,
+    /// CFS (<= v6.5): the monotonic floor placement and renormalisation use.
+    pub min_vruntime: u64,
     pub tasks_timeline: EntityTree,
     /// Group entity that owns this cfs_rq (`None` for a CPU's root cfs_rq).
     pub owner: Option<EntityId>,
@@ -123,6 +128,10 @@ impl CfsRq {
             zero_vruntime: (-(1i64 << 20)) as u64,
             curr: None,
             next: None,
+            last: None,
+            skip: None,
+            // (u64)(−2²⁰), as init_cfs_rq set min_vruntime.
+            min_vruntime: (-(1i64 << 20)) as u64,
             tasks_timeline: EntityTree::new(),
             owner,
             avg: SchedAvg::default(),
