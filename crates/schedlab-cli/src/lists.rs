@@ -8,20 +8,33 @@ use schedlab::machine::machine_to_toml;
 use schedlab::machine::presets::{machine_from_name, preset_description, PRESET_NAMES};
 use schedlab::sched::features::REGISTRY;
 use schedlab::sched::topology::{build_sched_domains, render_domains};
+use schedlab::sched::version::KernelVersion;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Every sched feature as in /sys/kernel/debug/sched/features, one a line, with the kernel
-/// default and its meaning; the last line is the default set in debugfs form.
-pub fn features() -> Result<(), CliError> {
+#[derive(Args)]
+pub struct FeaturesArgs {
+    /// The kernel version whose features to list (default: current).
+    #[arg(long, value_name = "VERSION")]
+    kernel: Option<String>,
+}
+
+/// The sched features of one kernel version as in /sys/kernel/debug/sched/features, one a
+/// line, with that version's default and the meaning.
+pub fn features(args: FeaturesArgs) -> Result<(), CliError> {
+    let v = match &args.kernel {
+        Some(k) => KernelVersion::parse(k, "--kernel")?,
+        None => KernelVersion::Current,
+    };
     let mut out = std::io::stdout().lock();
-    let w = REGISTRY
+    let rows: Vec<_> = REGISTRY.iter().filter(|r| r.0.exists_in(v)).collect();
+    let w = rows
         .iter()
         .map(|r| r.1.len())
         .fold("FEATURE".len(), usize::max);
     writeln!(out, "{:<w$}  {:<7}  MEANING", "FEATURE", "DEFAULT")?;
-    for (_, name, default, meaning) in REGISTRY {
-        let d = if *default { "on" } else { "off" };
+    for (f, name, _, meaning) in rows {
+        let d = if f.default_in(v) { "on" } else { "off" };
         writeln!(out, "{name:<w$}  {d:<7}  {meaning}")?;
     }
     Ok(())

@@ -38,8 +38,8 @@ struct Cli {
 enum Command {
     /// Run a scenario (a TOML file and/or flags) and report perf-stat-style counters.
     Run(run::RunArgs),
-    /// List every scheduler feature: name, kernel default, meaning.
-    Features,
+    /// List the scheduler features of a kernel version: name, default, meaning.
+    Features(lists::FeaturesArgs),
     /// List the machine presets; `machines show NAME` prints one as a machine file,
     /// `machines capture` prints this host's machine (docs/machines.md).
     Machines(lists::MachinesArgs),
@@ -62,7 +62,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(args),
-        Command::Features => lists::features(),
+        Command::Features(args) => lists::features(args),
         Command::Machines(args) => lists::machines(args),
         Command::Bench(args) => bench::bench(args),
         Command::Ab(args) => ab::ab(args),

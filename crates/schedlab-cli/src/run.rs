@@ -34,6 +34,11 @@ pub struct ScenarioArgs {
     /// Tick rate (CONFIG_HZ).
     #[arg(long)]
     hz: Option<u32>,
+    /// Kernel version to model: 5.18, 6.1, 6.5 (CFS), 6.6, 6.8, 6.12, 6.18 (EEVDF) or
+    /// current (the default); a patch level (6.5.5) is ignored. Replaces the scenario's and
+    /// the machine file's `kernel`.
+    #[arg(long, value_name = "VERSION")]
+    kernel: Option<String>,
     /// Preemption model: none, voluntary, full, lazy.
     #[arg(long)]
     preempt: Option<String>,
@@ -136,6 +141,7 @@ pub fn build_scenario(args: &ScenarioArgs) -> Result<Scenario, InputError> {
         ("seed", "-s/--seed", args.seed.map(FlagValue::Int)),
         ("duration", "-t/--time", text(&args.time)),
         ("hz", "--hz", args.hz.map(|hz| FlagValue::Int(hz.into()))),
+        ("kernel", "--kernel", text(&args.kernel)),
         ("preempt", "--preempt", text(&args.preempt)),
         (
             "pelt_halflife",

@@ -6,6 +6,7 @@ use crate::engine::Event;
 use crate::machine::{CpuId, Machine};
 use crate::metrics::latency::WakeupLatencies;
 use crate::sched::features::Features;
+use crate::sched::version::KernelVersion;
 use crate::sched::PreemptModel;
 use crate::sched::{Sched, TaskState};
 use crate::time::{Ns, NSEC_PER_SEC};
@@ -51,8 +52,30 @@ impl Simulation {
         workload: Workload,
         duration: Option<Ns>,
     ) -> Result<Simulation, String> {
+        Self::with_kernel(
+            machine,
+            features,
+            KernelVersion::Current,
+            hz,
+            preempt,
+            workload,
+            duration,
+        )
+    }
+
+    /// As `new`, modelling kernel `kernel` (set before the tasks are created).
+    pub fn with_kernel(
+        machine: Machine,
+        features: Features,
+        kernel: KernelVersion,
+        hz: u32,
+        preempt: PreemptModel,
+        workload: Workload,
+        duration: Option<Ns>,
+    ) -> Result<Simulation, String> {
         let interp = Interpreter::new(&workload, machine.nr_cpus())?;
         let mut sched = Sched::new(machine, features, hz, preempt);
+        sched.set_kernel(kernel);
         sched.attach_observer(Box::new(WakeupLatencies::default()));
         for spec in &workload.tasks {
             let id = sched.add_task(&spec.attrs);

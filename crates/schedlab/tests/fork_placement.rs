@@ -4,7 +4,6 @@
 
 mod common;
 use common::*;
-use schedlab::workload::Op;
 
 #[test]
 fn hogs_started_together_get_a_cpu_each() {

@@ -9,6 +9,8 @@ use crate::machine::Machine;
 use crate::metrics::latency::WakeupLatencies;
 use crate::metrics::{PerfStat, RootDomainResult, ScenarioEcho, SimStats, TaskResult};
 use crate::sched::features::Features;
+use crate::sched::version::KernelVersion;
+use crate::sched::PreemptModel;
 use crate::simulation::Simulation;
 use crate::time::Ns;
 use crate::workload::report::RunView;
@@ -68,7 +70,8 @@ pub fn prepare_on(
     workload: impl Into<Compiled>,
 ) -> Result<Simulation, InputError> {
     let Compiled { workload, reports } = workload.into();
-    let features = check_knobs(scenario)?;
+    let kernel = kernel_of(scenario, &machine)?;
+    let features = check_knobs_for(scenario, kernel)?;
     let n = machine.nr_cpus();
     for t in workload
         .tasks
@@ -107,9 +110,10 @@ pub fn prepare_on(
     scenario
         .noise
         .apply_start_jitter(scenario.seed, &mut workload);
-    let mut sim = Simulation::new(
+    let mut sim = Simulation::with_kernel(
         machine,
         features,
+        kernel,
         scenario.hz,
         scenario.preempt,
         workload,
@@ -154,13 +158,43 @@ pub fn pelt_lshift(halflife_ms: u32) -> Result<u32, InputError> {
 /// Check the scenario's machine, features and tick rate; build the first two.
 pub fn check_settings(scenario: &Scenario) -> Result<(Machine, Features), InputError> {
     let machine = machine_from_name(&scenario.machine)?;
-    Ok((machine, check_knobs(scenario)?))
+    let kernel = kernel_of(scenario, &machine)?;
+    let features = check_knobs_for(scenario, kernel)?;
+    Ok((machine, features))
 }
 
-/// Validate everything but the machine: features, tick rate, PELT half-life.
+/// The kernel version a scenario runs: its own `kernel`, else the machine file's, else
+/// the current model.
+pub fn kernel_of(scenario: &Scenario, machine: &Machine) -> Result<KernelVersion, InputError> {
+    match (scenario.kernel, &machine.kernel) {
+        (Some(v), _) => Ok(v),
+        (None, Some(text)) => {
+            KernelVersion::parse(text, &format!("machine '{}': key 'kernel'", machine.name))
+        }
+        (None, None) => Ok(KernelVersion::Current),
+    }
+}
+
+/// Validate everything but the machine: features, tick rate, PELT half-life (under the
+/// scenario's own kernel version, or the current one).
 pub fn check_knobs(scenario: &Scenario) -> Result<Features, InputError> {
-    let mut features = Features::default();
-    features.apply_list(&scenario.features, "features")?;
+    check_knobs_for(scenario, scenario.kernel.unwrap_or_default())
+}
+
+/// As `check_knobs` for kernel `kernel`: its features, its sysctls, its preemption models.
+pub fn check_knobs_for(scenario: &Scenario, kernel: KernelVersion) -> Result<Features, InputError> {
+    let mut features = Features::for_kernel(kernel);
+    features.apply_list_in(&scenario.features, "features", kernel)?;
+    scenario.sysctl.check_kernel(kernel)?;
+    if scenario.preempt == PreemptModel::Lazy && !kernel.has_preempt_lazy() {
+        return Err(InputError::new(
+            "preempt",
+            format!("kernel {} has no lazy preemption", kernel.name()),
+        )
+        .with_fix(
+            "CONFIG_PREEMPT_LAZY came with v6.13: use --kernel 6.18 or current, or another model",
+        ));
+    }
     if scenario.hz == 0 {
         return Err(InputError::new("hz", "the tick rate must be positive")
             .with_fix("use a kernel HZ value such as 100, 250 or 1000"));
@@ -248,7 +282,9 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
         scenario: ScenarioEcho {
             machine: s.machine.name.clone(),
             nr_cpus: s.machine.nr_cpus(),
-            features: s.features.non_default(),
+            features: s.features.non_default_in(s.cfg.kernel),
+            kernel: (s.cfg.kernel != KernelVersion::Current)
+                .then(|| s.cfg.kernel.name().to_string()),
             seed: scenario.seed,
             hz: s.cfg.hz,
             preempt: s.cfg.preempt.name().to_string(),
@@ -264,7 +300,9 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
                     s.cfg.sysctl_uclamp[1] as u64,
                 ),
             ]
-            .into(),
+            .into_iter()
+            .chain(super::sysctl::cfs_echo(s))
+            .collect(),
             duration_ns: sim.stop_at,
             workloads: scenario.workloads.clone(),
         },

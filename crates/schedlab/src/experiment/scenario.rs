@@ -17,6 +17,8 @@ pub struct Scenario {
     pub duration_ns: Option<Ns>,
     pub hz: u32,
     pub preempt: PreemptModel,
+    /// Kernel version (`--kernel`, `kernel = "6.5"`); `None` = the machine file's, else current.
+    pub kernel: Option<crate::sched::version::KernelVersion>,
     /// PELT half-life in ms: 32 (mainline), 16 or 8 (Android's sched_pelt_multiplier 2, 4).
     pub pelt_halflife_ms: u32,
     /// Kernel sysctls (`--sysctl`, `[sysctl]`).
@@ -51,6 +53,7 @@ impl Default for Scenario {
             duration_ns: None,
             hz: 250,
             preempt: PreemptModel::Full,
+            kernel: None,
             pelt_halflife_ms: 32,
             governor: Default::default(),
             sysctl: Default::default(),

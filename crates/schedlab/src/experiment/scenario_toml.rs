@@ -38,6 +38,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "duration",
     "hz",
     "preempt",
+    "kernel",
     "pelt_halflife",
     "governor",
     "sysctl",
@@ -181,6 +182,10 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
                 InputError::new(at(), format!("unknown preemption model '{s}'"))
                     .with_fix("use none, voluntary, full or lazy")
             })?;
+        }
+        "kernel" => {
+            let s = string(value, &at)?;
+            sc.kernel = Some(crate::sched::version::KernelVersion::parse(&s, &at())?);
         }
         "pelt_halflife" => {
             let s = string(value, &at)?;

@@ -2,6 +2,22 @@
 //! /proc/sys/kernel names.
 
 use crate::error::InputError;
+use crate::sched::version::KernelVersion;
+
+/// The CFS tunables in effect, for the result document's sysctl echo (CFS kernels only, so
+/// other kernels' documents are unchanged).
+pub fn cfs_echo(s: &crate::sched::Sched) -> Vec<(String, u64)> {
+    if !s.cfg.kernel.is_cfs() {
+        return Vec::new();
+    }
+    let t = &s.cfg.cfs;
+    vec![
+        ("sched_latency_ns".into(), t.latency),
+        ("sched_min_granularity_ns".into(), t.min_granularity),
+        ("sched_wakeup_granularity_ns".into(), t.wakeup_granularity),
+        ("sched_tunable_scaling".into(), t.scaling as u64),
+    ]
+}
 
 /// Every settable sysctl: (name, range, meaning).
 pub const SYSCTLS: &[(&str, (u64, u64), &str)] = &[
@@ -15,6 +31,34 @@ pub const SYSCTLS: &[(&str, (u64, u64), &str)] = &[
         (0, 1024),
         "system-wide cap on every task's uclamp_max (kernel/sched/core.c sysctl_sched_uclamp_util_min/max)",
     ),
+    (
+        "sched_latency_ns",
+        (100_000, 1_000_000_000),
+        "CFS kernels (<= 6.5): the period every runnable task runs once in (default 6 ms x factor)",
+    ),
+    (
+        "sched_min_granularity_ns",
+        (100_000, 1_000_000_000),
+        "CFS kernels (<= 6.5): the shortest slice and the tick-preemption floor (default 0.75 ms x factor)",
+    ),
+    (
+        "sched_wakeup_granularity_ns",
+        (0, 1_000_000_000),
+        "CFS kernels (<= 6.5): how far ahead in vruntime a wakee must be to preempt (default 1 ms x factor)",
+    ),
+    (
+        "sched_tunable_scaling",
+        (0, 2),
+        "CFS kernels (<= 6.5): the CPU-count factor of the three above: 0 none, 1 log (default: 1 + ilog2(min(ncpus, 8))), 2 linear",
+    ),
+];
+
+/// The CFS tunables, which exist only in kernels up to v6.5 (the pre-v5.13 sysctl ranges).
+const CFS_SYSCTLS: [&str; 4] = [
+    "sched_latency_ns",
+    "sched_min_granularity_ns",
+    "sched_wakeup_granularity_ns",
+    "sched_tunable_scaling",
 ];
 
 /// The values in effect; kernel defaults unless set.
@@ -24,6 +68,8 @@ pub struct Sysctls {
     pub sched_util_clamp_max: u32,
     /// Any uclamp sysctl was written (this turns the uclamp static key on).
     pub uclamp_written: bool,
+    /// CFS tunables as written (`None` = the kernel's scaled default), in CFS_SYSCTLS order.
+    pub cfs: [Option<u64>; 4],
 }
 
 impl Default for Sysctls {
@@ -32,6 +78,7 @@ impl Default for Sysctls {
             sched_util_clamp_min: 1024,
             sched_util_clamp_max: 1024,
             uclamp_written: false,
+            cfs: [None; 4],
         }
     }
 }
@@ -50,12 +97,28 @@ impl Sysctls {
                 format!("{name} = {value} is outside {lo}..={hi}"),
             ));
         }
+        if let Some(i) = CFS_SYSCTLS.iter().position(|n| *n == name) {
+            self.cfs[i] = Some(value);
+            return Ok(());
+        }
         match name {
             "sched_util_clamp_min" => self.sched_util_clamp_min = value as u32,
             _ => self.sched_util_clamp_max = value as u32,
         }
         self.uclamp_written = true;
         Ok(())
+    }
+
+    /// The CFS tunables exist only in CFS kernels (v6.6 replaced them by base_slice_ns).
+    pub fn check_kernel(&self, v: KernelVersion) -> Result<(), InputError> {
+        match self.cfs.iter().position(|c| c.is_some()) {
+            Some(i) if !v.is_cfs() => Err(InputError::new(
+                "sysctl",
+                format!("{} does not exist in kernel {}", CFS_SYSCTLS[i], v.name()),
+            )
+            .with_fix("it is a CFS tunable: use --kernel 5.18, 6.1 or 6.5, or drop it")),
+            _ => Ok(()),
+        }
     }
 
     /// Parse `NAME=VALUE` (the `--sysctl` flag).
@@ -80,6 +143,19 @@ impl Sysctls {
         if self.uclamp_written {
             sched.cfg.uclamp_used = true;
         }
+        self.apply_cfs(sched);
+    }
+
+    /// sched_tunable_scaling re-scales the normalized values (update_sysctl); a tunable
+    /// written explicitly keeps its value, as a later debugfs write would.
+    fn apply_cfs(&self, sched: &mut crate::sched::Sched) {
+        let [latency, min_gran, wakeup_gran, scaling] = self.cfs;
+        let scaling = scaling.map_or(crate::sched::TUNABLESCALING_LOG, |s| s as u32);
+        let t = &mut sched.cfg.cfs;
+        *t = crate::sched::CfsTunables::scaled(sched.machine.nr_cpus(), scaling);
+        t.latency = latency.unwrap_or(t.latency);
+        t.min_granularity = min_gran.unwrap_or(t.min_granularity);
+        t.wakeup_granularity = wakeup_gran.unwrap_or(t.wakeup_granularity);
     }
 }
 
@@ -95,7 +171,7 @@ mod tests {
         assert!(s.uclamp_written);
         let e = s.set_assignment("sched_util_clamp_max=2000").unwrap_err();
         assert!(e.to_string().contains("outside 0..=1024"), "{e}");
-        let e = s.set_assignment("sched_latency_ns=1").unwrap_err();
+        let e = s.set_assignment("sched_foo_ns=1").unwrap_err();
         assert!(e.to_string().contains("sched_util_clamp_min"), "{e}");
         assert!(s.set_assignment("sched_util_clamp_min").is_err());
         assert!(s.set_assignment("sched_util_clamp_min=-1").is_err());

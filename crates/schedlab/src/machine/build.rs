@@ -127,6 +127,7 @@ impl Shape {
             freq_domains,
             numa_distance,
             costs: self.costs,
+            kernel: None,
         }
     }
 }

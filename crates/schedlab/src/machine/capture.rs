@@ -84,6 +84,7 @@ pub fn capture(root: &Path) -> Result<Machine, InputError> {
         freq_domains,
         numa_distance,
         costs: Costs::default(),
+        kernel: None,
     };
     // What the host reported must make a machine the simulator accepts.
     super::machine_check::check(&m, &format!("sysfs under {}", root.display()))?;

@@ -68,6 +68,7 @@ pub fn parse_machine(text: &str, origin: &str) -> Result<Machine, InputError> {
             .with_fix("add a [shape] table, or both [[cpu]] and [[freq_domain]] entries"))
         }
     };
+    m.kernel = kernel_version(&file, origin)?;
     match file.numa {
         Some(numa) => m.numa_distance = numa.distance,
         None if file.shape.is_none() => {
@@ -173,6 +174,7 @@ fn from_cpus(
         freq_domains,
         numa_distance: Vec::new(),
         costs,
+        kernel: None,
     })
 }
 
@@ -252,5 +254,20 @@ fn opp(o: &OppToml, at: &str) -> Result<Opp, InputError> {
             })
         }
         _ => Err(InputError::new(at, "an OPP mixes or misses keys").with_fix(fix)),
+    }
+}
+
+/// The `[kernel]` table's `version` ("6.5"): the kernel the machine runs, checked when a
+/// scenario uses the machine (`machines capture --calibrate` writes the host's).
+fn kernel_version(file: &FileToml, origin: &str) -> Result<Option<String>, InputError> {
+    let Some(v) = file.kernel.as_ref().and_then(|k| k.get("version")) else {
+        return Ok(None);
+    };
+    match v.as_str() {
+        Some(s) => Ok(Some(s.to_string())),
+        None => Err(
+            InputError::new(format!("{origin}: kernel.version"), "expected a string")
+                .with_fix("write version = \"6.18\""),
+        ),
     }
 }

@@ -25,6 +25,9 @@ fn write_all(m: &Machine, t: &mut String) -> std::fmt::Result {
         m.nr_cpus()
     )?;
     writeln!(t, "name = {}", quoted(&m.name))?;
+    if let Some(k) = &m.kernel {
+        writeln!(t, "kernel = {}", quoted(k))?;
+    }
     writeln!(t)?;
     writeln!(t, "cpu = [")?;
     for c in &m.cpus {

@@ -154,6 +154,10 @@ pub struct Machine {
     /// SLIT-style NUMA distances, node × node (10 on the diagonal).
     pub numa_distance: Vec<Vec<u32>>,
     pub costs: Costs,
+    /// The kernel version the machine runs (machine file key `kernel`), checked and used
+    /// by the scenario unless it names its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
 }
 
 impl Machine {

@@ -142,6 +142,7 @@ pub fn pixel6() -> Machine {
         ],
         numa_distance: vec![vec![10]],
         costs: Costs::default(),
+        kernel: None,
     }
 }
 
@@ -158,6 +159,7 @@ pub fn smp_dvfs(n: usize) -> Machine {
         )],
         numa_distance: vec![vec![10]],
         costs: Costs::default(),
+        kernel: None,
     }
 }
 

@@ -167,6 +167,7 @@ pub fn smp(n: usize) -> Machine {
         }],
         numa_distance: vec![vec![10]],
         costs: Costs::default(),
+        kernel: None,
     }
 }
 

@@ -94,8 +94,11 @@ pub struct IdleResidency {
 pub struct ScenarioEcho {
     pub machine: String,
     pub nr_cpus: usize,
-    /// Features that differ from the kernel defaults, debugfs syntax.
+    /// Features that differ from the kernel version's defaults, debugfs syntax.
     pub features: Vec<String>,
+    /// The kernel version modelled (`--kernel`); absent for the default (current) model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
     pub seed: u64,
     pub hz: u32,
     pub preempt: String,

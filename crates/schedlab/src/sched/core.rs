@@ -6,9 +6,10 @@ use super::fair::class::wf;
 use super::fair::weights::LoadWeight;
 use super::fair::{dequeue, enqueue};
 use super::sim::overhead::{SchedFn, Stall};
+use super::version::KernelVersion;
 use super::{
-    base_slice_for, CfsRq, Rq, RqSim, Sched, SchedConfig, SchedEntity, Task, TaskId, TaskSim,
-    TaskState, TaskStats, Work,
+    base_slice_for, sysctl_factor, CfsRq, CfsTunables, Rq, RqSim, Sched, SchedConfig, SchedEntity,
+    Task, TaskId, TaskSim, TaskState, TaskStats, Work, TUNABLESCALING_LOG,
 };
 use crate::engine::queue::CpuTimer;
 use crate::engine::{Event, EventQueue};
@@ -58,6 +59,8 @@ impl Sched {
                 uclamp_used: false,
                 sysctl_uclamp: [1024, 1024],
                 eas_capable: false,
+                kernel: KernelVersion::Current,
+                cfs: CfsTunables::scaled(n, super::TUNABLESCALING_LOG),
             },
             machine,
             features,
@@ -98,6 +101,15 @@ impl Sched {
         s.meter_init();
         s.balance_init();
         s
+    }
+
+    /// Model kernel `v` (docs/model.md, Kernel versions): its base slice and CFS tunables.
+    /// Called before any task exists.
+    pub fn set_kernel(&mut self, v: KernelVersion) {
+        let n = self.machine.nr_cpus();
+        self.cfg.kernel = v;
+        self.cfg.base_slice = v.normalized_base_slice() * sysctl_factor(n, TUNABLESCALING_LOG);
+        self.cfg.cfs = CfsTunables::scaled(n, TUNABLESCALING_LOG);
     }
 
     /// Create a task in the New state (sched_fork); it starts with wake_up_new_task.

@@ -2,6 +2,7 @@
 //! kernel default and one line of meaning. Parsed with the
 //! `/sys/kernel/debug/sched/features` syntax: `NAME` turns a feature on, `NO_NAME` off.
 
+use super::version::KernelVersion;
 use crate::error::InputError;
 
 macro_rules! features {
@@ -59,9 +60,75 @@ features! {
     LATENCY_WARN = "LATENCY_WARN", false, "debug: warn on long need-resched latency";
     NI_RANDOM = "NI_RANDOM", true, "v7.1 proportional newidle balance: random skip";
     NI_RATE = "NI_RATE", true, "v7.1 proportional newidle balance: rate limit";
+    GENTLE_FAIR_SLEEPERS = "GENTLE_FAIR_SLEEPERS", false, "CFS (<= v6.5): sleeper credit is half of sched_latency";
+    START_DEBIT = "START_DEBIT", false, "CFS (<= v6.5): a new task starts one vslice after min_vruntime";
+    LAST_BUDDY = "LAST_BUDDY", false, "CFS (<= v6.5): prefer the task a wake-up preempted";
+    ALT_PERIOD = "ALT_PERIOD", false, "CFS (v5.13-v6.5): sched_slice's period counts the root h_nr_running";
+    BASE_SLICE = "BASE_SLICE", false, "CFS (v5.13-v6.5): sched_slice is at least min_granularity";
+    UTIL_EST_FASTUP = "UTIL_EST_FASTUP", false, "before v6.8: util_est's ewma rises at once to a higher dequeued util (model: always on; the two-field pre-v6.8 util_est is not modelled)";
+}
+
+/// Where each feature exists: (first version that has it, first version that no longer
+/// does). Pinned to kernel/sched/features.h of each release (docs/model.md, Kernel
+/// versions). Model switches (RFCs of the seed threads) exist wherever what they switch does.
+fn lifetime(f: Feature) -> (KernelVersion, Option<KernelVersion>) {
+    use Feature::*;
+    use KernelVersion as K;
+    match f {
+        // The EEVDF series, v6.6 ("sched/fair: Implement an EEVDF-like scheduling policy").
+        PLACE_LAG | PLACE_DEADLINE_INITIAL | RUN_TO_PARITY => (K::V6_6, None),
+        // The "complete EEVDF" series, v6.12.
+        PLACE_REL_DEADLINE | PREEMPT_SHORT | PICK_BUDDY | DELAY_DEQUEUE | DELAY_ZERO => {
+            (K::V6_12, None)
+        }
+        DELAY_DEQUEUE_RUNNABLE => (K::V6_12, None),
+        // v7.1.
+        PARANOID_AVG | NI_RANDOM | NI_RATE => (K::Current, None),
+        // "sched/fair: Introduce SIS_UTIL to search idle CPU based on sum of util_avg", v6.0.
+        SIS_UTIL => (K::V6_1, None),
+        // CFS features, removed by the EEVDF series in v6.6.
+        GENTLE_FAIR_SLEEPERS | START_DEBIT | LAST_BUDDY | ALT_PERIOD | BASE_SLICE => {
+            (K::V5_18, Some(K::V6_6))
+        }
+        // "Remove SCHED_FEAT(UTIL_EST_FASTUP)", v6.8.
+        UTIL_EST_FASTUP => (K::V5_18, Some(K::V6_8)),
+        _ => (K::V5_18, None),
+    }
+}
+
+/// Defaults that differ from the registry's (today's) default in an older release.
+fn default_override(f: Feature, v: KernelVersion) -> Option<bool> {
+    use Feature::*;
+    match f {
+        // Before the v6.10 series "Add EAS checks before updating root_domain::overutilized".
+        OVERUTIL_WITHOUT_EAS if v < KernelVersion::V6_12 => Some(true),
+        GENTLE_FAIR_SLEEPERS | START_DEBIT | LAST_BUDDY | ALT_PERIOD | BASE_SLICE
+        | UTIL_EST_FASTUP => Some(true),
+        _ => None,
+    }
 }
 
 impl Feature {
+    /// The feature exists in kernel `v`'s features.h (or, for a model switch, applies there).
+    pub fn exists_in(self, v: KernelVersion) -> bool {
+        let (since, until) = lifetime(self);
+        v >= since && until.is_none_or(|u| v < u)
+    }
+
+    /// Its default in kernel `v` (false where it does not exist).
+    pub fn default_in(self, v: KernelVersion) -> bool {
+        self.exists_in(v) && default_override(self, v).unwrap_or(self.kernel_default())
+    }
+
+    /// The supported versions that have it, for errors.
+    pub fn versions_with(self) -> Vec<&'static str> {
+        KernelVersion::ALL
+            .iter()
+            .filter(|v| self.exists_in(**v))
+            .map(|v| v.name())
+            .collect()
+    }
+
     pub fn name(self) -> &'static str {
         REGISTRY[self as usize].1
     }
@@ -97,6 +164,15 @@ impl Default for Features {
 }
 
 impl Features {
+    /// Kernel `v`'s defaults; features it lacks are off.
+    pub fn for_kernel(v: KernelVersion) -> Self {
+        let mut f = Features { bits: 0 };
+        for r in REGISTRY {
+            f.set(r.0, r.0.default_in(v));
+        }
+        f
+    }
+
     #[inline]
     pub fn on(&self, feat: Feature) -> bool {
         self.bits & (1u64 << feat as u32) != 0
@@ -113,22 +189,43 @@ impl Features {
     /// Apply a comma- or space-separated list in the debugfs syntax (`NO_DELAY_DEQUEUE,HRTICK`).
     /// `origin` names where the list came from, for the error.
     pub fn apply_list(&mut self, list: &str, origin: &str) -> Result<(), InputError> {
+        self.apply_list_in(list, origin, KernelVersion::Current)
+    }
+
+    /// As `apply_list`, refusing features kernel `v` does not have.
+    pub fn apply_list_in(
+        &mut self,
+        list: &str,
+        origin: &str,
+        v: KernelVersion,
+    ) -> Result<(), InputError> {
         for item in list
             .split(|c: char| c == ',' || c.is_whitespace())
             .filter(|s| !s.is_empty())
         {
-            self.apply_one(item, origin)?;
+            self.apply_one(item, origin, v)?;
         }
         Ok(())
     }
 
-    fn apply_one(&mut self, item: &str, origin: &str) -> Result<(), InputError> {
+    fn apply_one(&mut self, item: &str, origin: &str, v: KernelVersion) -> Result<(), InputError> {
         let upper = item.to_ascii_uppercase();
         let (name, on) = match upper.strip_prefix("NO_") {
             Some(rest) => (rest, false),
             None => (upper.as_str(), true),
         };
         match Feature::from_name(name) {
+            Some(f) if !f.exists_in(v) => Err(InputError::new(
+                origin,
+                format!(
+                    "sched feature '{item}' does not exist in kernel {}",
+                    v.name()
+                ),
+            )
+            .with_fix(format!(
+                "it exists in kernel {}; drop it or pick one of those with --kernel",
+                f.versions_with().join(", ")
+            ))),
             Some(f) => {
                 self.set(f, on);
                 Ok(())
@@ -150,9 +247,14 @@ impl Features {
     /// Features whose value differs from the kernel default, in debugfs syntax, sorted by
     /// registry order (deterministic, for result documents).
     pub fn non_default(&self) -> Vec<String> {
+        self.non_default_in(KernelVersion::Current)
+    }
+
+    /// As `non_default`, against kernel `v`'s defaults and over the features it has.
+    pub fn non_default_in(&self, v: KernelVersion) -> Vec<String> {
         REGISTRY
             .iter()
-            .filter(|r| self.on(r.0) != r.2)
+            .filter(|r| r.0.exists_in(v) && self.on(r.0) != r.0.default_in(v))
             .map(|r| {
                 if self.on(r.0) {
                     r.1.to_string()

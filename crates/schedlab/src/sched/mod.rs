@@ -21,6 +21,7 @@ pub mod topology;
 pub mod tracepoints;
 pub mod uapi;
 pub mod uclamp;
+pub mod version;
 
 pub use fair::class::wf;
 pub use preempt::PreemptModel;

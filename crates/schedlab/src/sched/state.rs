@@ -10,6 +10,7 @@ use super::features::Features;
 use super::pelt::SchedAvg;
 use super::sim::energy_meter::PowerMeter;
 use super::uclamp::UclampRq;
+use super::version::KernelVersion;
 use crate::engine::EventQueue;
 use crate::machine::{CpuId, Machine};
 use crate::sched::Policy;
@@ -96,6 +97,11 @@ pub struct CfsRq {
     pub zero_vruntime: u64,
     pub curr: Option<EntityId>,
     pub next: Option<EntityId>,
+    /// CFS (<= v6.5): the task a wake-up preempted (LAST_BUDDY) and the yielder (skip).
+    pub last: Option<EntityId>,
+    pub skip: Option<EntityId>,
+    /// CFS (<= v6.5): the monotonic floor placement and renormalisation use.
+    pub min_vruntime: u64,
     pub tasks_timeline: EntityTree,
     /// Group entity that owns this cfs_rq (`None` for a CPU's root cfs_rq).
     pub owner: Option<EntityId>,
@@ -122,6 +128,10 @@ impl CfsRq {
             zero_vruntime: (-(1i64 << 20)) as u64,
             curr: None,
             next: None,
+            last: None,
+            skip: None,
+            // (u64)(−2²⁰), as init_cfs_rq set min_vruntime.
+            min_vruntime: (-(1i64 << 20)) as u64,
             tasks_timeline: EntityTree::new(),
             owner,
             avg: SchedAvg::default(),
@@ -312,6 +322,64 @@ pub struct SchedConfig {
     pub sysctl_uclamp: [u32; 2],
     /// The machine has asymmetric capacities and an energy model (EAS needs schedutil too).
     pub eas_capable: bool,
+    /// The kernel version modelled (docs/model.md, Kernel versions).
+    pub kernel: KernelVersion,
+    /// CFS tunables (kernels up to v6.5), after sched_tunable_scaling.
+    pub cfs: CfsTunables,
+}
+
+/// The CFS-era tunables (fair.c, v5.18 – v6.5; debugfs latency_ns, min_granularity_ns,
+/// wakeup_granularity_ns, idle_min_granularity_ns), scaled by sched_tunable_scaling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CfsTunables {
+    /// sysctl_sched_latency: the period every runnable task runs once in (6 ms normalized).
+    pub latency: Ns,
+    /// sysctl_sched_min_granularity (0.75 ms normalized).
+    pub min_granularity: Ns,
+    /// sysctl_sched_idle_min_granularity (0.75 ms, not scaled): SCHED_IDLE entities' minimum.
+    pub idle_min_granularity: Ns,
+    /// sysctl_sched_wakeup_granularity (1 ms normalized).
+    pub wakeup_granularity: Ns,
+    /// sched_nr_latency = latency / min_granularity at boot (8); writes through debugfs do
+    /// not recompute it.
+    pub nr_latency: u32,
+    /// sysctl_sched_tunable_scaling the values were scaled with.
+    pub scaling: u32,
+}
+
+/// normalized_sysctl_sched_latency / _min_granularity / _wakeup_granularity (fair.c ≤ v6.5).
+pub const NORMALIZED_SCHED_LATENCY: Ns = 6_000_000;
+pub const NORMALIZED_MIN_GRANULARITY: Ns = 750_000;
+pub const NORMALIZED_WAKEUP_GRANULARITY: Ns = 1_000_000;
+
+/// sched_tunable_scaling values (SCHED_TUNABLESCALING_NONE / LOG / LINEAR).
+pub const TUNABLESCALING_NONE: u32 = 0;
+pub const TUNABLESCALING_LOG: u32 = 1;
+pub const TUNABLESCALING_LINEAR: u32 = 2;
+
+/// get_update_sysctl_factor: 1, 1 + ilog2(min(ncpus, 8)) or min(ncpus, 8).
+pub fn sysctl_factor(nr_cpus: usize, scaling: u32) -> Ns {
+    let n = nr_cpus.clamp(1, 8) as u32;
+    match scaling {
+        TUNABLESCALING_NONE => 1,
+        TUNABLESCALING_LINEAR => n as Ns,
+        _ => (1 + n.ilog2()) as Ns,
+    }
+}
+
+impl CfsTunables {
+    /// update_sysctl: the normalized values times the scaling factor.
+    pub fn scaled(nr_cpus: usize, scaling: u32) -> Self {
+        let f = sysctl_factor(nr_cpus, scaling);
+        CfsTunables {
+            latency: NORMALIZED_SCHED_LATENCY * f,
+            min_granularity: NORMALIZED_MIN_GRANULARITY * f,
+            idle_min_granularity: 750_000,
+            wakeup_granularity: NORMALIZED_WAKEUP_GRANULARITY * f,
+            nr_latency: 8,
+            scaling,
+        }
+    }
 }
 
 impl SchedConfig {

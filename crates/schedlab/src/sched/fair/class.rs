@@ -7,6 +7,7 @@ use super::weights::calc_delta_fair;
 use crate::machine::CpuId;
 use crate::sched::features::Feature;
 use crate::sched::sim::overhead::SchedFn;
+use crate::sched::version::FairGen;
 use crate::sched::Policy;
 use crate::sched::{Sched, TaskId};
 
@@ -279,7 +280,7 @@ impl Sched {
                     continue 'again;
                 }
                 let se = self
-                    .__pick_eevdf(cfs, true)
+                    .pick_next_entity(cfs)
                     .expect("a cfs_rq with queued entities always yields a pick");
                 if self.entities[se as usize].sched_delayed {
                     match self.entities[se as usize].task {
@@ -313,6 +314,15 @@ impl Sched {
         next
     }
 
+    /// pick_next_entity at one level: CFS's leftmost-with-buddies or EEVDF's pick.
+    fn pick_next_entity(&self, cfs: crate::sched::CfsRqId) -> Option<EntityId> {
+        if self.cfs_era() {
+            self.pick_next_entity_cfs(cfs)
+        } else {
+            self.__pick_eevdf(cfs, true)
+        }
+    }
+
     /// put_prev_task_fair: put every level of prev's hierarchy.
     fn put_prev_task_fair(&mut self, p: TaskId) {
         let mut cur = Some(self.tasks[p].se);
@@ -340,8 +350,14 @@ impl Sched {
         }
     }
 
-    /// wakeup_preempt_fair (v7.0).
+    /// wakeup_preempt_fair (v7.0); older releases: check_preempt_wakeup (CFS) and
+    /// check_preempt_wakeup_fair (v6.6 – v6.18).
     pub fn wakeup_preempt_fair(&mut self, cpu: CpuId, p: TaskId, wake_flags: u32) {
+        match self.cfg.kernel.fair_gen() {
+            FairGen::Cfs => return self.check_preempt_wakeup(cpu, p, wake_flags),
+            FairGen::Current => {}
+            _ => return self.check_preempt_wakeup_fair(cpu, p, wake_flags),
+        }
         let Some(curr) = self.rqs[cpu].curr else {
             return;
         };
@@ -424,7 +440,11 @@ impl Sched {
     }
 
     /// find_matching_se: walk both entities up to siblings on one cfs_rq.
-    fn find_matching_se(&self, mut se: EntityId, mut pse: EntityId) -> (EntityId, EntityId) {
+    pub(crate) fn find_matching_se(
+        &self,
+        mut se: EntityId,
+        mut pse: EntityId,
+    ) -> (EntityId, EntityId) {
         let depth = |mut e: EntityId| {
             let mut d = 0;
             while let Some(p) = self.entities[e as usize].parent {
@@ -457,6 +477,9 @@ impl Sched {
         if self.rqs[cpu].nr_running == 1 {
             return;
         }
+        if self.cfs_era() {
+            return self.yield_task_fair_cfs(cpu, curr);
+        }
         let se = self.tasks[curr].se;
         let cfs = self.entities[se as usize].cfs_rq;
         self.clear_buddies(cfs, se);
@@ -483,6 +506,11 @@ impl Sched {
                 sched.update_cfs_group(e);
                 if queued {
                     sched.resched_curr_lazy(cpu);
+                } else if sched.cfs_era() {
+                    // entity_tick (CFS): tick preemption.
+                    if sched.cfs_rqs[cfs].nr_queued > 1 {
+                        sched.check_preempt_tick(cfs, e);
+                    }
                 } else {
                     sched.avg_vruntime(cfs);
                 }
@@ -502,9 +530,16 @@ impl Sched {
         if self.cfs_rqs[root].h_nr_queued <= 1 {
             return;
         }
-        let e = &self.entities[self.tasks[p].se as usize];
+        let se = self.tasks[p].se;
+        let e = &self.entities[se as usize];
         let ran = e.sum_exec_runtime - e.prev_sum_exec_runtime;
-        let remaining = e.slice as i64 - ran as i64;
+        // CFS arms the timer at the end of sched_slice.
+        let slice = if self.cfs_era() {
+            self.sched_slice(e.cfs_rq, se)
+        } else {
+            e.slice
+        };
+        let remaining = slice as i64 - ran as i64;
         if remaining < 0 {
             if self.rqs[cpu].curr == Some(p) {
                 self.resched_curr(cpu);

@@ -62,6 +62,11 @@ impl Sched {
 
     /// __enqueue_entity: insert into the tree and the sums.
     pub(crate) fn __enqueue_entity(&mut self, cfs: CfsRqId, se: EntityId) {
+        if self.cfs_era() {
+            // CFS orders the timeline by vruntime: carry it in the tree's key.
+            let e = &mut self.entities[se as usize];
+            e.deadline = e.vruntime;
+        }
         let key = self.entity_key(cfs, se);
         let w = self.avg_weight(se);
         let e = &self.entities[se as usize];
@@ -180,6 +185,9 @@ impl Sched {
     /// set_protect_slice, at a real pick. The picked entity is out of the tree and
     /// not yet curr, so the min slice is over the other queued entities.
     pub(crate) fn set_protect_slice(&mut self, cfs: CfsRqId, se: EntityId) {
+        if self.cfg.kernel.fair_gen() < crate::sched::version::FairGen::Eevdf617 {
+            return self.set_protect_slice_pre617(se);
+        }
         let mut s = if self.features.on(Feature::RUN_TO_PARITY) {
             self.cfs_rqs[cfs]
                 .tasks_timeline
@@ -228,7 +236,7 @@ impl Sched {
                 _ => first,
             };
         }
-        if self.features.on(Feature::PICK_BUDDY) {
+        if self.pick_buddy_enabled() {
             if let Some(n) = rq.next {
                 if self.entity_eligible(cfs, n) {
                     return Some(n);
@@ -265,11 +273,10 @@ impl Sched {
         }
     }
 
-    /// update_entity_lag: vlag = V − v, clamped to ±calc_delta_fair(max_slice + TICK).
+    /// update_entity_lag: vlag = V − v, clamped to ±calc_delta_fair(max_slice + TICK)
+    /// (older releases: entity_lag_limit).
     pub(crate) fn update_entity_lag(&mut self, cfs: CfsRqId, se: EntityId) {
-        let max_slice = self.cfs_rq_max_slice(cfs);
-        let tick = self.cfg.tick_nsec();
-        let limit = calc_delta_fair(max_slice + tick, &self.entities[se as usize].load) as i64;
+        let limit = self.entity_lag_limit(cfs, se);
         let v = self.avg_vruntime(cfs);
         let e = &mut self.entities[se as usize];
         let vlag = v.wrapping_sub(e.vruntime) as i64;

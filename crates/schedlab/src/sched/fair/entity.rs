@@ -23,6 +23,14 @@ impl Sched {
         e.exec_start = now;
         e.sum_exec_runtime += delta;
         e.vruntime = e.vruntime.wrapping_add(calc_delta_fair(delta, &e.load));
+        if self.cfs_era() {
+            // CFS: no deadline; tick and wake-up preemption decide (check_preempt_tick).
+            self.update_min_vruntime(cfs);
+            if self.cfs_rqs[cfs].grp.runtime_enabled {
+                self.account_cfs_rq_runtime(cfs, delta);
+            }
+            return;
+        }
         let resched = self.update_deadline(curr);
         if self.cfs_rqs[cfs].grp.runtime_enabled {
             self.account_cfs_rq_runtime(cfs, delta);
@@ -30,15 +38,22 @@ impl Sched {
         if self.cfs_rqs[cfs].nr_queued == 1 {
             return;
         }
-        if resched || !self.protect_slice(curr) {
+        if self.update_curr_wants_resched(cfs, curr, resched) {
             let cpu = self.cfs_rqs[cfs].cpu;
             self.resched_curr_lazy(cpu);
             self.clear_buddies(cfs, curr);
         }
     }
 
-    /// clear_buddies: forget `se` as the next buddy at its level and above.
+    /// clear_buddies: forget `se` as the next (and, CFS, last and skip) buddy at its level
+    /// and above.
     pub(crate) fn clear_buddies(&mut self, cfs: CfsRqId, se: EntityId) {
+        if self.cfs_rqs[cfs].last == Some(se) {
+            self.clear_buddy_chain(cfs, se, |rq| &mut rq.last);
+        }
+        if self.cfs_rqs[cfs].skip == Some(se) {
+            self.clear_buddy_chain(cfs, se, |rq| &mut rq.skip);
+        }
         let mut cfs = cfs;
         let mut se = se;
         loop {
@@ -56,23 +71,62 @@ impl Sched {
         }
     }
 
+    /// __clear_buddies_last / _skip: clear one buddy field up the hierarchy while it
+    /// names the entity on that level.
+    fn clear_buddy_chain(
+        &mut self,
+        cfs: CfsRqId,
+        se: EntityId,
+        field: impl Fn(&mut crate::sched::CfsRq) -> &mut Option<EntityId>,
+    ) {
+        let (mut cfs, mut se) = (cfs, se);
+        loop {
+            let slot = field(&mut self.cfs_rqs[cfs]);
+            if *slot != Some(se) {
+                break;
+            }
+            *slot = None;
+            match self.cfs_rqs[cfs].owner {
+                Some(owner) => {
+                    se = owner;
+                    cfs = self.entities[owner as usize].cfs_rq;
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// The placement step of enqueue_entity: EEVDF's place_entity, or CFS's renormalisation
+    /// and new-task placement.
+    fn enqueue_place(&mut self, cfs: CfsRqId, se: EntityId, flags: u32) {
+        if self.cfs_era() {
+            self.enqueue_renorm_cfs(cfs, se, flags);
+        } else {
+            self.place_entity(cfs, se, flags);
+        }
+    }
+
     /// enqueue_entity.
     pub(crate) fn enqueue_entity(&mut self, cfs: CfsRqId, se: EntityId, flags: u32) {
         let is_curr = self.cfs_rqs[cfs].curr == Some(se);
         if is_curr {
-            self.place_entity(cfs, se, flags);
+            self.enqueue_place(cfs, se, flags);
         }
         self.update_curr(cfs);
         self.update_load_avg(cfs, se, upd::UPDATE_TG | upd::DO_ATTACH);
         self.update_cfs_group(se);
         if !is_curr {
-            self.place_entity(cfs, se, flags);
+            self.enqueue_place(cfs, se, flags);
         }
         let w = self.entities[se as usize].load.weight;
         let rq = &mut self.cfs_rqs[cfs];
         rq.load.weight += w;
         rq.load.inv_weight = 0;
         rq.nr_queued += 1;
+        if self.cfs_era() && flags & enqueue::WAKEUP != 0 {
+            // CFS: sleeper credit, after the entity is accounted (enqueue_entity).
+            self.place_entity_cfs(cfs, se, false);
+        }
         if flags & enqueue::MIGRATED != 0 {
             self.entities[se as usize].exec_start = 0;
         }
@@ -109,7 +163,9 @@ impl Sched {
             .is_some_and(|p| self.tasks[p].on_rq_migrating);
         let action = upd::UPDATE_TG | if migrating { upd::DO_DETACH } else { 0 };
         self.update_load_avg(cfs, se, action);
-        self.update_entity_lag(cfs, se);
+        if !self.cfs_era() {
+            self.update_entity_lag(cfs, se);
+        }
         let is_curr = self.cfs_rqs[cfs].curr == Some(se);
         if self.features.on(Feature::PLACE_REL_DEADLINE) && flags & dequeue::SLEEP == 0 {
             let e = &mut self.entities[se as usize];
@@ -130,6 +186,9 @@ impl Sched {
         rq.load.inv_weight = 0;
         rq.nr_queued -= 1;
         self.update_cfs_group(se);
+        if self.cfs_era() {
+            self.dequeue_tail_cfs(cfs, se, flags & dequeue::SLEEP != 0);
+        }
         if flags & dequeue::DELAYED != 0 {
             self.clear_delayed(se);
             let e = &mut self.entities[se as usize];

@@ -312,6 +312,7 @@ impl Sched {
     /// A wake-up migration leaves its load behind as "removed"; either
     /// way the next enqueue attaches on the new CPU.
     pub(crate) fn migrate_task_rq_fair(&mut self, p: TaskId) {
+        self.migrate_vruntime_cfs(p);
         let se = self.tasks[p].se;
         if !self.tasks[p].on_rq_migrating && self.entities[se as usize].avg.last_update_time != 0 {
             self.remove_entity_load_avg(se);

@@ -2,6 +2,7 @@
 //!
 //! - `weights`: nice tables and calc_delta_fair
 //! - `tree`: the augmented deadline-ordered tree (tasks_timeline)
+//! - `cfs`: the CFS-era steps (≤ v6.5) and the per-release EEVDF choices (v6.6 – v6.18)
 //! - `eevdf`: one cfs_rq level: V, eligibility, deadlines, protection, pick, lag, placement
 //! - `entity`: enqueue/dequeue/set_next/put_prev of one entity, update_curr, delayed dequeue
 //! - `class`: the task-level hooks the core calls (enqueue_task_fair, pick, preemption, …)
@@ -11,6 +12,7 @@
 //! - `group`: task groups, shares, hierarchical PELT, h_load, bandwidth, autogroup
 
 pub mod balance;
+pub mod cfs;
 pub mod class;
 pub mod eevdf;
 pub mod entity;

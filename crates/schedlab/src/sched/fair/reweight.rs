@@ -10,6 +10,9 @@ impl Sched {
     /// reweight_entity (v7.0): lag, relative deadline and relative vprot
     /// scale by W/W′, then the entity is placed again from V.
     pub(crate) fn reweight_entity(&mut self, se: EntityId, new: LoadWeight) {
+        if self.cfs_era() {
+            return self.reweight_entity_cfs(se, new);
+        }
         let cfs = self.entities[se as usize].cfs_rq;
         let on_rq = self.entities[se as usize].on_rq;
         let is_curr = self.cfs_rqs[cfs].curr == Some(se);

@@ -199,9 +199,10 @@ impl Sched {
         self.cpu_util(cpu, None, None, false)
     }
 
-    /// cpu_util_cfs_boost(cpu) = cpu_util(cpu, NULL, −1, 1).
+    /// cpu_util_cfs_boost(cpu) = cpu_util(cpu, NULL, −1, 1); before v6.5 (no runnable
+    /// boosting) its callers read plain cpu_util_cfs.
     pub fn cpu_util_cfs_boost(&self, cpu: CpuId) -> u64 {
-        self.cpu_util(cpu, None, None, true)
+        self.cpu_util(cpu, None, None, self.cfg.kernel.has_runnable_boost())
     }
 
     /// cpu_util_without(cpu, p): the CPU's utilisation if p were not there.

@@ -1,0 +1,214 @@
+//! The kernel version the model follows (`--kernel`, `kernel = "…"`): a profile of which
+//! fair-class algorithm runs (CFS up to v6.5, the EEVDF generations after), which sched
+//! features exist with which defaults (features.rs) and which behaviours around the pick
+//! exist (docs/model.md, Kernel versions).
+
+use crate::error::InputError;
+
+/// A supported kernel release. Ordered by release: `a < b` means a is older.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum KernelVersion {
+    V5_18,
+    V6_1,
+    V6_5,
+    V6_6,
+    V6_8,
+    V6_12,
+    V6_18,
+    /// Today's model (mainline v7.x); the default.
+    #[default]
+    Current,
+}
+
+/// The fair class's algorithm generation (the points where fair.c differs between eras).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FairGen {
+    /// CFS: vruntime-ordered pick, sched_slice / check_preempt_tick, sleeper credit (≤ v6.5).
+    Cfs,
+    /// EEVDF as merged in v6.6: lag placement, RUN_TO_PARITY up to the deadline, no delayed
+    /// dequeue (v6.6 – v6.11).
+    Eevdf66,
+    /// The "complete EEVDF" series (v6.12): DELAY_DEQUEUE / DELAY_ZERO, PREEMPT_SHORT,
+    /// PLACE_REL_DEADLINE (v6.12 – v6.16).
+    Eevdf612,
+    /// v6.17/6.18: slice protection bounded by the min queued slice (set_protect_slice).
+    Eevdf617,
+    /// Today's model (v6.19+ zero_vruntime, v7.x lag clamp and newidle features).
+    Current,
+}
+
+impl KernelVersion {
+    /// Every supported version, oldest first.
+    pub const ALL: [KernelVersion; 8] = [
+        KernelVersion::V5_18,
+        KernelVersion::V6_1,
+        KernelVersion::V6_5,
+        KernelVersion::V6_6,
+        KernelVersion::V6_8,
+        KernelVersion::V6_12,
+        KernelVersion::V6_18,
+        KernelVersion::Current,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelVersion::V5_18 => "5.18",
+            KernelVersion::V6_1 => "6.1",
+            KernelVersion::V6_5 => "6.5",
+            KernelVersion::V6_6 => "6.6",
+            KernelVersion::V6_8 => "6.8",
+            KernelVersion::V6_12 => "6.12",
+            KernelVersion::V6_18 => "6.18",
+            KernelVersion::Current => "current",
+        }
+    }
+
+    /// The supported list, for error messages and help.
+    pub fn supported_list() -> String {
+        KernelVersion::ALL
+            .iter()
+            .map(|v| v.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Parse `6.5`, `v6.5`, `6.5.5` (the patch level is ignored: the model follows the
+    /// release's fair.c, not its stable backports), `current`. `origin` names the flag or
+    /// key for the error.
+    pub fn parse(text: &str, origin: &str) -> Result<KernelVersion, InputError> {
+        let t = text.trim();
+        if t.eq_ignore_ascii_case("current") {
+            return Ok(KernelVersion::Current);
+        }
+        let t = t.strip_prefix(['v', 'V']).unwrap_or(t);
+        // Drop a -suffix (6.5.0-14-generic) and the patch level.
+        let t = t.split(['-', '+', '_', ' ']).next().unwrap_or("");
+        let mut parts = t.split('.');
+        let major = parts.next().and_then(|s| s.parse::<u32>().ok());
+        let minor = parts.next().and_then(|s| s.parse::<u32>().ok());
+        let found = match (major, minor) {
+            (Some(maj), Some(min)) => KernelVersion::ALL
+                .iter()
+                .copied()
+                .find(|v| v.major_minor() == Some((maj, min))),
+            _ => None,
+        };
+        found.ok_or_else(|| {
+            InputError::new(origin, format!("unsupported kernel version '{text}'")).with_fix(
+                format!(
+                    "use one of {} (a patch level such as 6.5.5 is accepted and ignored)",
+                    KernelVersion::supported_list()
+                ),
+            )
+        })
+    }
+
+    /// (major, minor) of a numbered release; `None` for `current`.
+    pub fn major_minor(self) -> Option<(u32, u32)> {
+        Some(match self {
+            KernelVersion::V5_18 => (5, 18),
+            KernelVersion::V6_1 => (6, 1),
+            KernelVersion::V6_5 => (6, 5),
+            KernelVersion::V6_6 => (6, 6),
+            KernelVersion::V6_8 => (6, 8),
+            KernelVersion::V6_12 => (6, 12),
+            KernelVersion::V6_18 => (6, 18),
+            KernelVersion::Current => return None,
+        })
+    }
+
+    /// Which fair-class generation this release runs.
+    pub fn fair_gen(self) -> FairGen {
+        match self {
+            KernelVersion::V5_18 | KernelVersion::V6_1 | KernelVersion::V6_5 => FairGen::Cfs,
+            KernelVersion::V6_6 | KernelVersion::V6_8 => FairGen::Eevdf66,
+            KernelVersion::V6_12 => FairGen::Eevdf612,
+            KernelVersion::V6_18 => FairGen::Eevdf617,
+            KernelVersion::Current => FairGen::Current,
+        }
+    }
+
+    #[inline]
+    pub fn is_cfs(self) -> bool {
+        self.fair_gen() == FairGen::Cfs
+    }
+
+    /// normalized_sysctl_sched_base_slice: 0.75 ms until 2ae891b82695 ("Reduce the default
+    /// slice to avoid tasks getting an extra tick", v6.15), 0.7 ms after. Under CFS this is
+    /// normalized_sysctl_sched_min_granularity (the same 0.75 ms).
+    pub fn normalized_base_slice(self) -> u64 {
+        if self >= KernelVersion::V6_18 {
+            700_000
+        } else {
+            750_000
+        }
+    }
+
+    /// check_preempt_tick caps the ideal runtime at sched_latency from "sched/fair: Limit
+    /// sched slice duration" (Vincent Guittot, Sep 2022, v6.1).
+    pub fn caps_ideal_runtime(self) -> bool {
+        self >= KernelVersion::V6_1
+    }
+
+    /// place_entity's long-sleeper reset (829c1651e9c4 "sanitize vruntime of entity being
+    /// placed", v6.2, reworked into entity_is_long_sleeper in v6.3): a sleeper away longer
+    /// than 2^63 / NICE_0 ns (~104 days) is placed without comparing its old vruntime.
+    pub fn has_long_sleeper_reset(self) -> bool {
+        self >= KernelVersion::V6_5
+    }
+
+    /// schedutil's runnable boosting ("sched/fair, cpufreq: Introduce 'runnable boosting'",
+    /// Dietmar Eggemann, May 2023, v6.5).
+    pub fn has_runnable_boost(self) -> bool {
+        self >= KernelVersion::V6_5
+    }
+
+    /// util_est as {enqueued, ewma} with UTIL_EST_FASTUP, before "sched/fair: Simplify
+    /// util_est" and "Remove SCHED_FEAT(UTIL_EST_FASTUP)" (Vincent Guittot, Dec 2023, v6.8).
+    pub fn has_two_field_util_est(self) -> bool {
+        self < KernelVersion::V6_8
+    }
+
+    /// CONFIG_PREEMPT_LAZY exists from v6.13.
+    pub fn has_preempt_lazy(self) -> bool {
+        self >= KernelVersion::V6_18
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_orders() {
+        let p = |s| KernelVersion::parse(s, "--kernel").unwrap();
+        assert_eq!(p("6.5"), KernelVersion::V6_5);
+        assert_eq!(p("v6.5"), KernelVersion::V6_5);
+        assert_eq!(p("6.5.5"), KernelVersion::V6_5);
+        assert_eq!(p("6.8.0-45-generic"), KernelVersion::V6_8);
+        assert_eq!(p("5.18"), KernelVersion::V5_18);
+        assert_eq!(p("current"), KernelVersion::Current);
+        assert_eq!(KernelVersion::default(), KernelVersion::Current);
+        assert!(KernelVersion::V6_5 < KernelVersion::V6_6);
+        for v in KernelVersion::ALL {
+            assert_eq!(p(v.name()), v);
+        }
+        let e = KernelVersion::parse("6.3", "--kernel")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unsupported kernel version '6.3'"), "{e}");
+        assert!(
+            e.contains("5.18, 6.1, 6.5, 6.6, 6.8, 6.12, 6.18, current"),
+            "{e}"
+        );
+        assert!(KernelVersion::parse("six", "--kernel").is_err());
+    }
+
+    #[test]
+    fn generations() {
+        assert!(KernelVersion::V6_5.is_cfs());
+        assert!(!KernelVersion::V6_6.is_cfs());
+        assert_eq!(KernelVersion::V6_12.fair_gen(), FairGen::Eevdf612);
+        assert_eq!(KernelVersion::V6_18.fair_gen(), FairGen::Eevdf617);
+    }
+}

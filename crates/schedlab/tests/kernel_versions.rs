@@ -1,0 +1,340 @@
+//! Kernel versions (`--kernel`): each release's features, the CFS class of v6.5 and older
+//! (sleeper credit, sched_slice, tick preemption), the EEVDF generations (delayed dequeue
+//! from v6.12), the version in the result document, and determinism in every version.
+
+mod common;
+use common::*;
+use schedlab::experiment::run::{execute, prepare};
+use schedlab::experiment::Scenario;
+use schedlab::sched::features::{Feature, Features};
+use schedlab::sched::version::KernelVersion;
+use schedlab::sched::SwitchRecord;
+use schedlab::simulation::Simulation;
+use schedlab::workload::{Op, Policy};
+
+fn v(s: &str) -> KernelVersion {
+    KernelVersion::parse(s, "test").unwrap()
+}
+
+fn with_kernel(mut sc: Scenario, k: &str) -> Scenario {
+    sc.kernel = Some(v(k));
+    sc
+}
+
+#[test]
+fn each_version_has_its_own_features() {
+    let k65 = v("6.5");
+    for f in [
+        Feature::GENTLE_FAIR_SLEEPERS,
+        Feature::START_DEBIT,
+        Feature::NEXT_BUDDY,
+        Feature::LAST_BUDDY,
+        Feature::WAKEUP_PREEMPTION,
+    ] {
+        assert!(f.exists_in(k65), "{f:?} in 6.5");
+    }
+    for f in [
+        Feature::RUN_TO_PARITY,
+        Feature::PLACE_LAG,
+        Feature::DELAY_DEQUEUE,
+    ] {
+        assert!(!f.exists_in(k65), "{f:?} not in 6.5");
+    }
+    assert!(Feature::DELAY_DEQUEUE.exists_in(v("6.12")));
+    assert!(Feature::PLACE_LAG.exists_in(v("6.6")));
+    assert!(!Feature::DELAY_DEQUEUE.exists_in(v("6.6")));
+    assert!(!Feature::GENTLE_FAIR_SLEEPERS.exists_in(v("6.6")));
+    assert!(Feature::UTIL_EST_FASTUP.exists_in(v("6.6")));
+    assert!(!Feature::UTIL_EST_FASTUP.exists_in(v("6.8")));
+    assert!(!Feature::NI_RATE.exists_in(v("6.18")));
+    // Defaults per version; the default set of the current kernel is unchanged.
+    let f65 = Features::for_kernel(k65);
+    assert!(f65.on(Feature::GENTLE_FAIR_SLEEPERS) && f65.on(Feature::LAST_BUDDY));
+    assert!(!f65.on(Feature::DELAY_DEQUEUE) && !f65.on(Feature::NEXT_BUDDY));
+    assert!(f65.on(Feature::OVERUTIL_WITHOUT_EAS));
+    assert!(!Features::for_kernel(v("6.12")).on(Feature::OVERUTIL_WITHOUT_EAS));
+    assert_eq!(
+        Features::for_kernel(KernelVersion::Current),
+        Features::default()
+    );
+    assert!(f65.non_default_in(k65).is_empty());
+}
+
+#[test]
+fn a_feature_the_version_lacks_is_an_error_naming_where_it_exists() {
+    let sc = Scenario {
+        features: "NO_DELAY_DEQUEUE".into(),
+        kernel: Some(v("6.6")),
+        ..Scenario::default()
+    };
+    let e = prepare(&sc, workload_of(vec![hog("a", 0, None)]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("'NO_DELAY_DEQUEUE' does not exist in kernel 6.6"),
+        "{e}"
+    );
+    assert!(e.contains("6.12, 6.18, current"), "{e}");
+    let sc = Scenario {
+        features: "GENTLE_FAIR_SLEEPERS".into(),
+        ..Scenario::default()
+    };
+    let e = prepare(&sc, workload_of(vec![hog("a", 0, None)]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("5.18, 6.1, 6.5"), "{e}");
+}
+
+/// Two nice-0 hogs and a 60 Hz task running 2 ms a period, all on one CPU: the periodic
+/// task's wake-up latencies.
+fn sixty_hz_latency(kernel: &str) -> schedlab::metrics::latency::LatencySummary {
+    let sc = with_kernel(scenario("smp:1", 2), kernel);
+    let frame = task(
+        "frame",
+        0,
+        Policy::Normal,
+        None,
+        periodic_ops(None, 2 * MS, 16_666_667, 0),
+    );
+    let r = run(&sc, vec![hog("a", 0, None), hog("b", 0, None), frame]);
+    r.tasks[2].wakeup_latency_ns
+}
+
+#[test]
+fn cfs_sleeper_credit_preempts_at_once_eevdf_waits() {
+    for k in ["5.18", "6.1", "6.5"] {
+        let l = sixty_hz_latency(k);
+        assert!(l.count > 100, "{k}: {l:?}");
+        assert!(
+            l.p90 < 200 * US,
+            "{k}: CFS wakes the sleeper at once: {l:?}"
+        );
+    }
+    for k in ["6.6", "6.8", "6.12", "6.18", "current"] {
+        let l = sixty_hz_latency(k);
+        assert!(l.count > 100, "{k}: {l:?}");
+        assert!(
+            l.p90 > 200 * US,
+            "{k}: EEVDF lets the protected hog finish first: {l:?}"
+        );
+    }
+}
+
+/// Pinned nice-0 hogs on CPU 0 of `machine` at HZ 1000 under 6.5: run lengths between
+/// switches, the start-up runs dropped.
+fn cfs_runs(machine: &str, hogs: usize, sysctl: &[&str]) -> Vec<u64> {
+    let mut sc = with_kernel(scenario(machine, 1), "6.5");
+    sc.hz = 1000;
+    for s in sysctl {
+        sc.sysctl.set_assignment(s).unwrap();
+    }
+    let tasks = (0..hogs)
+        .map(|i| hog(&format!("h{i}"), 0, Some(vec![0])))
+        .collect();
+    let mut s = sim(&sc, tasks);
+    s.sched.switch_log = Some(Vec::new());
+    s.run();
+    assert_eq!(
+        s.sched.invariant_violations, 0,
+        "{:?}",
+        s.sched.invariant_messages
+    );
+    let log: Vec<SwitchRecord> = s.sched.switch_log.take().unwrap();
+    log.windows(2)
+        .skip(2 * hogs)
+        .map(|w| w[1].at - w[0].at)
+        .collect()
+}
+
+#[test]
+fn cfs_slices_follow_latency_over_nr_running() {
+    // smp:1: factor 1, sched_latency 6 ms, min_granularity 0.75 ms. Two hogs: a slice is
+    // 6 ms / 2 by __calc_delta's mult-shift (inv_weight = (2^32 − 1) / w), 2 ns short of
+    // 3 ms, so the 3rd 1 ms tick finds it used up.
+    let runs = cfs_runs("smp:1", 2, &[]);
+    assert!(
+        runs.len() > 300 && runs.iter().all(|&d| d == 3 * MS),
+        "{:?}",
+        &runs[..8]
+    );
+    // Three hogs: 2 ms each.
+    let runs = cfs_runs("smp:1", 3, &[]);
+    assert!(runs.iter().all(|&d| d == 2 * MS), "{:?}", &runs[..8]);
+    // Ten hogs: past sched_nr_latency (8) the period is 10 × 0.75 ms, a slice 0.75 ms:
+    // every tick preempts.
+    let runs = cfs_runs("smp:1", 10, &[]);
+    assert!(runs.iter().all(|&d| d == MS), "{:?}", &runs[..8]);
+    // The sysctl doubles the latency: 6 ms slices.
+    let runs = cfs_runs("smp:1", 2, &["sched_latency_ns=12000000"]);
+    assert!(runs.iter().all(|&d| d == 6 * MS), "{:?}", &runs[..8]);
+    // smp:4 scales by 1 + ilog2(4) = 3: 18 ms latency, two hogs 9 ms; with no scaling
+    // the smp:1 numbers come back, linear scaling (×4) gives 12 ms.
+    let runs = cfs_runs("smp:4", 2, &[]);
+    assert!(runs.iter().all(|&d| d == 9 * MS), "{:?}", &runs[..8]);
+    let runs = cfs_runs("smp:4", 2, &["sched_tunable_scaling=0"]);
+    assert!(runs.iter().all(|&d| d == 3 * MS), "{:?}", &runs[..8]);
+    let runs = cfs_runs("smp:4", 2, &["sched_tunable_scaling=2"]);
+    assert!(runs.iter().all(|&d| d == 12 * MS), "{:?}", &runs[..8]);
+}
+
+#[test]
+fn sched_slice_is_exact() {
+    let sc = with_kernel(scenario("smp:1", 1), "6.5");
+    let s = sim(
+        &sc,
+        vec![hog("a", 0, None), hog("b", 5, None), hog("c", -5, None)],
+    );
+    let sched = &s.sched;
+    // Not queued yet: the first of one (nr 0 + 1) gets the whole latency, as the kernel's
+    // mult-shift computes it: 6e6 · (1024 · ⌊(2^32 − 1) / 1024⌋) >> 32 = 5 999 998.
+    let se = sched.tasks[0].se;
+    assert_eq!(sched.sched_slice(0, se), 5_999_998);
+    assert_eq!(sched.__sched_period(8), 6 * MS);
+    assert_eq!(sched.__sched_period(9), 9 * 750_000);
+    assert_eq!(sched.cfg.cfs.wakeup_granularity, MS);
+}
+
+#[test]
+fn cfs_slices_split_by_weight() {
+    let sc = with_kernel(scenario("smp:1", 1), "6.5");
+    let mut s = sim(&sc, vec![hog("a", 0, None), hog("b", 5, None)]);
+    s.advance_clock(MS);
+    let sched = &s.sched;
+    let (a, b) = (sched.tasks[0].se, sched.tasks[1].se);
+    // Weights 1024 and 335 (sched_prio_to_weight): 6 ms × w / 1359, mult-shift rounded.
+    let sa = sched.sched_slice(0, a);
+    let sb = sched.sched_slice(0, b);
+    assert!(sa.abs_diff(6 * MS * 1024 / 1359) <= 1, "{sa}");
+    assert!(sb.abs_diff(6 * MS * 335 / 1359) <= 1, "{sb}");
+}
+
+/// Hogs A and B on smp:1 at HZ 100; at 5 ms the running one blocks while ahead of V
+/// (negative lag). Returns the simulation and the blocked task.
+fn block_ahead(kernel: &str) -> (Simulation, usize) {
+    let mut sc = with_kernel(scenario("smp:1", 1), kernel);
+    sc.hz = 100;
+    let mut s = sim(&sc, vec![hog("A", 0, None), hog("B", 0, None)]);
+    s.advance_clock(5 * MS);
+    let p = s.sched.rqs[0].curr.unwrap();
+    s.sched.block_current(0);
+    s.sched.process_resched();
+    (s, p)
+}
+
+#[test]
+fn delayed_dequeue_from_6_12_only() {
+    for k in ["6.12", "6.18", "current"] {
+        let (s, p) = block_ahead(k);
+        let a = &s.sched.entities[s.sched.tasks[p].se as usize];
+        assert!(
+            a.sched_delayed && a.on_rq,
+            "{k}: the sleeper stays queued, delayed"
+        );
+    }
+    for k in ["6.5", "6.6", "6.8"] {
+        let (s, p) = block_ahead(k);
+        let a = &s.sched.entities[s.sched.tasks[p].se as usize];
+        assert!(
+            !a.sched_delayed && !a.on_rq,
+            "{k}: the sleeper leaves at once"
+        );
+        assert!(!s.sched.tasks[p].on_rq, "{k}");
+    }
+}
+
+#[test]
+fn the_result_records_the_version() {
+    let wl = || workload_of(vec![hog("a", 0, None)]);
+    let sc = with_kernel(scenario("smp:1", 1), "6.5.5");
+    let r = execute(&sc, prepare(&sc, wl()).unwrap(), None);
+    let j = serde_json::to_value(&r).unwrap();
+    assert_eq!(j["scenario"]["kernel"], "6.5");
+    assert_eq!(j["scenario"]["sysctl"]["sched_latency_ns"], 6_000_000);
+    let sc = scenario("smp:1", 1);
+    let r = execute(&sc, prepare(&sc, wl()).unwrap(), None);
+    let j = serde_json::to_value(&r).unwrap();
+    assert!(
+        j["scenario"].get("kernel").is_none(),
+        "the default stays unmarked"
+    );
+    assert!(j["scenario"]["sysctl"].get("sched_latency_ns").is_none());
+}
+
+/// A mix that exercises wake-ups, migrations, balancing, yield and SCHED_IDLE.
+fn mixed(kernel: KernelVersion, seed: u64) -> String {
+    let mut sc = scenario("smp:4", 1);
+    sc.kernel = Some(kernel);
+    sc.seed = seed;
+    let mut tasks = vec![
+        hog("h0", 0, None),
+        hog("h1", 5, None),
+        task("idle", 0, Policy::Idle, None, hog_program()),
+        task(
+            "yielder",
+            0,
+            Policy::Normal,
+            None,
+            vec![
+                Op::LoopBegin { count: None },
+                Op::Run { work_ns: 300 * US },
+                Op::Yield,
+                Op::LoopEnd,
+            ],
+        ),
+    ];
+    for i in 0..6 {
+        tasks.push(task(
+            &format!("p{i}"),
+            0,
+            Policy::Normal,
+            None,
+            periodic_ops(None, (i + 1) * 400 * US, 5 * MS, 0),
+        ));
+    }
+    let r = run(&sc, tasks);
+    let mut j = serde_json::to_value(&r).unwrap();
+    j["sim"]["wall_s"] = serde_json::Value::Null;
+    serde_json::to_string(&j).unwrap()
+}
+
+#[test]
+fn every_version_is_deterministic_and_keeps_invariants() {
+    for k in KernelVersion::ALL {
+        let a = mixed(k, 7);
+        assert_eq!(a, mixed(k, 7), "{}: rerun differs", k.name());
+    }
+    // The versions do differ.
+    assert_ne!(
+        mixed(KernelVersion::V6_5, 7),
+        mixed(KernelVersion::Current, 7)
+    );
+}
+
+#[test]
+fn lazy_preemption_needs_6_13() {
+    let mut sc = with_kernel(scenario("smp:1", 1), "6.6");
+    sc.preempt = schedlab::experiment::PreemptModel::Lazy;
+    let e = prepare(&sc, workload_of(vec![hog("a", 0, None)]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("kernel 6.6 has no lazy preemption"), "{e}");
+}
+
+#[test]
+fn cfs_sysctls_only_on_cfs_kernels() {
+    let mut sc = with_kernel(scenario("smp:1", 1), "6.6");
+    sc.sysctl
+        .set_assignment("sched_latency_ns=12000000")
+        .unwrap();
+    let e = prepare(&sc, workload_of(vec![hog("a", 0, None)]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("sched_latency_ns does not exist in kernel 6.6"),
+        "{e}"
+    );
+}
