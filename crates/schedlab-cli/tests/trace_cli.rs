@@ -116,3 +116,35 @@ fn scenario_trace_table() {
     let e = input_error(&["run", "-q", sc.to_str().unwrap()]);
     assert!(e.contains("trace.events") && e.contains("bogus"));
 }
+
+#[test]
+fn tasks_forked_during_the_run_are_traced() {
+    // Regression: a child forked at run time is not in the tracer's first task table.
+    let d = temp_dir("fork");
+    let json = d.join("fork.json");
+    std::fs::write(
+        &json,
+        r#"{"global": {"duration": 1},
+            "tasks": {"parent": {"loop": 3, "run": 1000, "fork": "child", "sleep": 5000},
+                      "child": {"instance": 0, "loop": 1, "run": 2000}}}"#,
+    )
+    .unwrap();
+    let w = format!("rtapp {}", json.display());
+    for (file, counters) in [("t.txt", None), ("t.pftrace", Some("util"))] {
+        let out = d.join(file);
+        let mut args = vec!["run", "-m", "smp:2", "-w", &w, "-q", "--trace"];
+        let out_s = out.to_string_lossy().into_owned();
+        args.push(&out_s);
+        if let Some(c) = counters {
+            args.extend(["--trace-counters", c]);
+        }
+        let o = schedlab(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(std::fs::metadata(&out).unwrap().len() > 0);
+    }
+    let text = std::fs::read_to_string(d.join("t.txt")).unwrap();
+    assert!(
+        text.contains("sched_process_exit: comm=child-1-0000 pid=1001 prio=120 group_dead=true")
+    );
+    assert!(!text.contains("prev_state=R+"));
+}

@@ -119,12 +119,14 @@ fn cpu_time_from_text_trace_is_exact() {
     assert_cpu_times(&r, &rebuilt_cpu_time(&sw, r.sim.time_ns), "text trace");
     // Names have no spaces; each state the model produces appears.
     assert!(lines.iter().any(|l| l.comm == "hog_a"));
-    for state in ["R", "R+", "S", "D", "Z"] {
+    for state in ["R", "S", "D", "Z"] {
         assert!(
             sw.iter().any(|s| s.prev_state == state),
             "no prev_state={state}"
         );
     }
+    // User-mode tasks are preempted on their return to user mode: never R+.
+    assert!(sw.iter().all(|s| s.prev_state != "R+"));
     for ev in [
         "sched_waking",
         "sched_wakeup",

@@ -136,7 +136,10 @@ impl CounterState {
     /// util_avg, util_est, and the EEVDF lag (V − vᵢ, or the saved vlag while dequeued)
     /// and deadline relative to V (dᵢ − V), in virtual ns.
     pub fn sample_task(&mut self, s: &Sched, p: TaskId) {
-        let slots = self.task[p];
+        // Tasks forked during the run have no counter tracks.
+        let Some(&slots) = self.task.get(p) else {
+            return;
+        };
         let se = s.tasks[p].se;
         let e = &s.entities[se as usize];
         self.set(slots[TASK_UTIL], e.avg.util_avg as i64);

@@ -184,7 +184,8 @@ pub fn format_line(s: &mut String, r: &Rec, meta: &Meta, precision: Precision) -
         }
         Payload::Exit { task } => {
             let (c, p) = who(task, r.cpu, meta, true);
-            write!(s, "comm={c} pid={p} prio={}", task.prio)
+            // Each task is its own thread group here (pid = tgid), so its exit ends it.
+            write!(s, "comm={c} pid={p} prio={} group_dead=true", task.prio)
         }
         Payload::Frequency { khz, cpu_id } => write!(s, "state={khz} cpu_id={cpu_id}"),
         Payload::Idle { state, cpu_id } => write!(s, "state={state} cpu_id={cpu_id}"),

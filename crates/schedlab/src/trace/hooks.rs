@@ -28,7 +28,7 @@ impl SchedObserver for Tracer {
         cpu: CpuId,
         prev: Option<TaskId>,
         next: Option<TaskId>,
-        preempt: bool,
+        _preempt: bool,
     ) {
         if !self.active(s) {
             return;
@@ -40,13 +40,14 @@ impl SchedObserver for Tracer {
                 t.exit_idle(s, cpu);
             }
             if t.wants(EventKind::SchedSwitch) {
-                let yielded = t.yield_at[cpu] == Some(now);
+                // A runnable prev reports R: user-mode tasks are switched out on their
+                // return to user mode (__schedule(SM_NONE)); the kernel prints R+ only
+                // for preemption of kernel code, which this model does not have.
                 let state = match prev.map(|p| (&s.tasks[p].state, s.tasks[p].in_iowait)) {
                     None => prev_state::RUNNING,
                     Some((TaskState::Sleeping, true)) => prev_state::UNINTERRUPTIBLE,
                     Some((TaskState::Sleeping, false)) => prev_state::SLEEPING,
                     Some((TaskState::Dead, _)) => prev_state::ZOMBIE,
-                    Some(_) if preempt && !yielded => prev_state::PREEMPTED,
                     Some(_) => prev_state::RUNNING,
                 };
                 let payload = Payload::Switch {
@@ -56,7 +57,6 @@ impl SchedObserver for Tracer {
                 };
                 t.push(s, cpu, payload);
             }
-            t.yield_at[cpu] = None;
             if t.counters.enabled() {
                 t.counters.sample_cpu(s, cpu);
                 for p in [prev, next].into_iter().flatten() {
@@ -68,11 +68,6 @@ impl SchedObserver for Tracer {
                 t.enter_idle(cpu, now, now);
             }
         }
-    }
-
-    /// sched_yield() on `cpu`: its switch (if any) reports `R`, not `R+`.
-    fn sched_yield(&mut self, s: &Sched, cpu: CpuId) {
-        self.yield_at[cpu] = Some(s.now);
     }
 
     /// sched_waking, at the start of try_to_wake_up on the waking CPU.

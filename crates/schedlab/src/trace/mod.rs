@@ -15,7 +15,7 @@ pub mod perfetto;
 pub mod proto_encode;
 pub mod select;
 
-use crate::sched::Sched;
+use crate::sched::{Sched, TaskId};
 use crate::time::Ns;
 use buffer::Buffer;
 use event::{Payload, Rec, TaskInfo, PWR_EVENT_EXIT};
@@ -93,12 +93,19 @@ pub struct Tracer {
     idle: Vec<Option<IdleMark>>,
     /// Target residencies of each CPU's idle states.
     idle_targets: Vec<Vec<Ns>>,
-    /// A sched_yield() on this CPU at this time: its switch reports `R`, not `R+`.
-    yield_at: Vec<Option<Ns>>,
     counters: counters::CounterState,
     stats: TraceStats,
     /// Time of the latest record.
     last_ts: Ns,
+}
+
+/// How the trace names task `p`.
+fn task_info(s: &Sched, p: TaskId) -> TaskInfo {
+    TaskInfo {
+        pid: s.tasks[p].pid,
+        comm: event::trace_comm(&s.tasks[p].comm),
+        cgroup: s.has_groups().then(|| s.task_group_path(p).to_string()),
+    }
 }
 
 impl Tracer {
@@ -120,16 +127,7 @@ impl Tracer {
 
     fn with_out(cfg: TraceConfig, s: &Sched, out: Out) -> io::Result<Tracer> {
         let nr_cpus = s.machine.nr_cpus();
-        let tasks: Vec<TaskInfo> = s
-            .tasks
-            .iter()
-            .enumerate()
-            .map(|(p, t)| TaskInfo {
-                pid: t.pid,
-                comm: event::trace_comm(&t.comm),
-                cgroup: s.has_groups().then(|| s.task_group_path(p).to_string()),
-            })
-            .collect();
+        let tasks: Vec<TaskInfo> = (0..s.tasks.len()).map(|p| task_info(s, p)).collect();
         let counters_on = cfg.format == Format::Perfetto && cfg.counters.any();
         let (counters, tracks) = if counters_on {
             counters::CounterState::new(cfg.counters, nr_cpus, &tasks)
@@ -165,7 +163,6 @@ impl Tracer {
             closed: false,
             idle: vec![None; nr_cpus],
             idle_targets,
-            yield_at: vec![None; nr_cpus],
             counters,
             stats: TraceStats::default(),
             last_ts: 0,
@@ -195,6 +192,10 @@ impl Tracer {
     fn active(&mut self, s: &Sched) -> bool {
         if self.closed || self.sink.is_none() {
             return false;
+        }
+        // Tasks forked during the run (rt-app `fork`) join the task table.
+        for p in self.meta.tasks.len()..s.tasks.len() {
+            self.meta.tasks.push(task_info(s, p));
         }
         let (start, end) = self.cfg.window;
         if s.now >= end {
