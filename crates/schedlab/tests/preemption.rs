@@ -146,6 +146,22 @@ fn share_under(v: &[u64], ns: u64) -> f64 {
     v.iter().filter(|&&x| x < ns).count() as f64 / v.len() as f64
 }
 
+/// A task pinned to CPU 0 that waits on wait queue 0 and runs 50 µs per wake-up; its
+/// 100 µs slice lets it preempt a protected slice (PREEMPT_SHORT).
+fn waiter() -> TaskSpec {
+    TaskSpec::new(
+        "waiter",
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Wait { obj: 0 },
+            Op::Run { work_ns: 50 * US },
+            Op::LoopEnd,
+        ],
+    )
+    .cpus(Some(vec![0]))
+    .slice(Some(100 * US))
+}
+
 /// A 60 Hz task (2 ms a period) pinned with two nice-0 hogs: its timer fires on its own
 /// CPU, so the wake-up is a local request acted on at the end of the timer interrupt.
 #[test]
@@ -187,17 +203,7 @@ fn local_timer_wakeups_preempt_under_every_model() {
 /// is sent and the request waits for CPU 0's next tick.
 #[test]
 fn remote_wakeups_preempt_after_the_ipi_except_lazy() {
-    let waiter = TaskSpec::new(
-        "waiter",
-        vec![
-            Op::LoopBegin { count: None },
-            Op::Wait { obj: 0 },
-            Op::Run { work_ns: 50 * US },
-            Op::LoopEnd,
-        ],
-    )
-    .cpus(Some(vec![0]))
-    .slice(Some(100 * US)); // PREEMPT_SHORT: preempts the hog's protected slice
+    let waiter = waiter();
     let waker = TaskSpec::new(
         "waker",
         vec![
@@ -235,17 +241,7 @@ fn remote_wakeups_preempt_after_the_ipi_except_lazy() {
 /// with need_resched set, so the wakee runs at once under every model, lazy included.
 #[test]
 fn waker_syscall_wakeups_preempt_at_the_syscall_return() {
-    let waiter = TaskSpec::new(
-        "waiter",
-        vec![
-            Op::LoopBegin { count: None },
-            Op::Wait { obj: 0 },
-            Op::Run { work_ns: 50 * US },
-            Op::LoopEnd,
-        ],
-    )
-    .cpus(Some(vec![0]))
-    .slice(Some(100 * US));
+    let waiter = waiter();
     let waker = TaskSpec::new(
         "waker",
         vec![
