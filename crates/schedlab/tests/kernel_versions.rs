@@ -338,3 +338,42 @@ fn cfs_sysctls_only_on_cfs_kernels() {
         "{e}"
     );
 }
+
+/// util_est's EWMA at the first sleep after a task's activations grow from 1 ms to 8 ms
+/// (every 16 ms): (util at that sleep, EWMA after the update).
+fn ewma_after_growth(kernel: &str, features: &str) -> (u64, u32) {
+    let mut sc = with_kernel(scenario("smp:1", 1), kernel);
+    sc.features = features.into();
+    let period = |work: u64, count: u64| {
+        vec![
+            Op::LoopBegin { count: Some(count) },
+            Op::Run { work_ns: work },
+            Op::Timer {
+                timer: 0,
+                period_ns: 16 * MS,
+                mode: schedlab::workload::TimerMode::Absolute,
+            },
+            Op::LoopEnd,
+        ]
+    };
+    let mut program = period(MS, 20);
+    program.extend(period(8 * MS, 10));
+    let mut s = sim(&sc, vec![task("p", 0, Policy::Normal, None, program)]);
+    s.sched.util_est_log = Some(Vec::new());
+    s.run();
+    let log = s.sched.util_est_log.take().unwrap();
+    let first_long = &log[20];
+    (first_long.dequeued, first_long.after & 0x7fff_ffff)
+}
+
+#[test]
+fn util_est_fastup_is_a_feature_before_v6_8() {
+    // v6.5: UTIL_EST_FASTUP (on) resets the EWMA to the higher util; off, it moves 1/4.
+    let (util, fast) = ewma_after_growth("6.5", "");
+    assert_eq!(fast as u64, util);
+    let (util, slow) = ewma_after_growth("6.5", "NO_UTIL_EST_FASTUP");
+    assert!((slow as u64) < util, "{slow} vs {util}");
+    // v6.8+ always rises at once; the feature is gone.
+    let (util, now) = ewma_after_growth("6.8", "");
+    assert_eq!(now as u64, util);
+}

@@ -65,7 +65,7 @@ features! {
     LAST_BUDDY = "LAST_BUDDY", false, "CFS (<= v6.5): prefer the task a wake-up preempted";
     ALT_PERIOD = "ALT_PERIOD", false, "CFS (v5.13-v6.5): sched_slice's period counts the root h_nr_running";
     BASE_SLICE = "BASE_SLICE", false, "CFS (v5.13-v6.5): sched_slice is at least min_granularity";
-    UTIL_EST_FASTUP = "UTIL_EST_FASTUP", false, "before v6.8: util_est's ewma rises at once to a higher dequeued util (model: always on; the two-field pre-v6.8 util_est is not modelled)";
+    UTIL_EST_FASTUP = "UTIL_EST_FASTUP", false, "before v6.8: util_est's ewma rises at once to a higher dequeued util (v6.8+ always does)";
 }
 
 /// Where each feature exists: (first version that has it, first version that no longer

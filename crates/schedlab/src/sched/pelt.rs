@@ -34,8 +34,11 @@ pub struct SchedAvg {
     pub load_avg: u64,
     pub runnable_avg: u64,
     pub util_avg: u64,
-    /// util_est with the UTIL_AVG_UNCHANGED flag in the MSB.
+    /// util_est with the UTIL_AVG_UNCHANGED flag in the MSB (before v6.8: util_est.ewma,
+    /// the flag kept here too).
     pub util_est: u32,
+    /// Before v6.8: util_est.enqueued, the task's util_avg at its last sleep.
+    pub util_est_enqueued: u32,
 }
 
 /// decay_load(val, n) = val·yⁿ with the kernel's rounding (pelt.c).

@@ -1,5 +1,6 @@
-//! util_est, v6.8+ form (fair.c), and the CPU utilisation helpers that read it
-//! (cpu_util, cpu_util_cfs, cpu_util_cfs_boost, cpu_util_without).
+//! util_est, v6.8+ form (fair.c) and the two-field {enqueued, ewma} form before it, and
+//! the CPU utilisation helpers that read it (cpu_util, cpu_util_cfs, cpu_util_cfs_boost,
+//! cpu_util_without).
 
 use crate::machine::CpuId;
 use crate::sched::features::Feature;
@@ -39,6 +40,46 @@ pub fn util_est_next(util_est: u32, dequeued: u64, runnable: u64) -> u32 {
         }
     };
     ewma as u32 | UTIL_AVG_UNCHANGED
+}
+
+/// |value| < margin (fair.c within_margin).
+fn within_margin(value: i64, margin: u64) -> bool {
+    value.unsigned_abs() < margin
+}
+
+/// util_est_update before v6.8 ("sched/fair: Simplify util_est"): `ewma` (flag in the
+/// MSB) and `enqueued` for a task whose util_avg at sleep is `dequeued`. Returns the new
+/// (ewma, enqueued), or None when the kernel returns without storing.
+pub fn util_est_next_two_field(
+    ewma: u32,
+    enqueued: u32,
+    dequeued: u64,
+    runnable: u64,
+    fastup: bool,
+) -> Option<(u32, u32)> {
+    if ewma & UTIL_AVG_UNCHANGED != 0 {
+        return None;
+    }
+    let mut e = ewma as u64;
+    let done = |e: u64| Some((e as u32 | UTIL_AVG_UNCHANGED, dequeued as u32));
+    // UTIL_EST_FASTUP: reset the EWMA on increases.
+    if fastup && e < dequeued {
+        return done(dequeued);
+    }
+    let last_ewma_diff = dequeued as i64 - e as i64;
+    let last_enqueued_diff = enqueued as i64 - dequeued as i64;
+    if within_margin(last_ewma_diff, UTIL_EST_MARGIN) {
+        if !within_margin(last_enqueued_diff, UTIL_EST_MARGIN) {
+            return done(e);
+        }
+        return None;
+    }
+    // Not all the CPU time the task wanted: leave the EWMA as it is.
+    if dequeued + UTIL_EST_MARGIN < runnable {
+        return done(e);
+    }
+    e = (((e << UTIL_EST_WEIGHT_SHIFT) as i64 + last_ewma_diff) as u64) >> UTIL_EST_WEIGHT_SHIFT;
+    done(e)
 }
 
 /// The cpu_util_cfs readers the util_est_faster boost can be applied to one at a time
@@ -103,7 +144,13 @@ impl Sched {
 
     /// _task_util_est(p): the estimate without the flag.
     pub fn _task_util_est(&self, p: TaskId) -> u64 {
-        (self.entities[self.tasks[p].se as usize].avg.util_est & !UTIL_AVG_UNCHANGED) as u64
+        let avg = &self.entities[self.tasks[p].se as usize].avg;
+        let ewma = (avg.util_est & !UTIL_AVG_UNCHANGED) as u64;
+        if self.cfg.kernel.has_two_field_util_est() {
+            // max(ue.ewma, ue.enqueued) before v6.8.
+            return ewma.max(avg.util_est_enqueued as u64);
+        }
+        ewma
     }
 
     /// task_util_est(p) = max(task_util, _task_util_est).
@@ -139,9 +186,20 @@ impl Sched {
         }
         let dequeued = self.task_util(p);
         let runnable = self.task_runnable(p);
+        let two_field = self.cfg.kernel.has_two_field_util_est();
+        let fastup = self.features.on(Feature::UTIL_EST_FASTUP);
         let sa = &mut self.entities[self.tasks[p].se as usize].avg;
         let before = sa.util_est;
-        sa.util_est = util_est_next(before, dequeued, runnable);
+        if two_field {
+            let next =
+                util_est_next_two_field(before, sa.util_est_enqueued, dequeued, runnable, fastup);
+            if let Some((ewma, enqueued)) = next {
+                sa.util_est = ewma;
+                sa.util_est_enqueued = enqueued;
+            }
+        } else {
+            sa.util_est = util_est_next(before, dequeued, runnable);
+        }
         let after = sa.util_est;
         if let Some(log) = &mut self.util_est_log {
             log.push(crate::sched::UtilEstRecord {
@@ -241,5 +299,26 @@ mod tests {
         // Rounding of the shift: (4·301 − 200) >> 2 = 251.
         assert_eq!(util_est_next(301, 101, 101), 251 | UTIL_AVG_UNCHANGED);
         assert_eq!(util_est_next(302, 101, 101), 251 | UTIL_AVG_UNCHANGED);
+    }
+
+    #[test]
+    fn two_field_util_est_before_v6_8() {
+        const F: u32 = UTIL_AVG_UNCHANGED;
+        let next = util_est_next_two_field;
+        // UTIL_EST_FASTUP resets the EWMA on an increase; without it the EWMA moves 1/4.
+        assert_eq!(next(100, 100, 300, 300, true), Some((300 | F, 300)));
+        assert_eq!(next(100, 100, 300, 300, false), Some((150 | F, 300)));
+        // Decrease: (4·500 − 200) >> 2 = 450; enqueued keeps the last value.
+        assert_eq!(next(500, 500, 300, 300, true), Some((450 | F, 300)));
+        // Both within 1% of the last values: nothing is stored, not even enqueued.
+        // (A small rise is still a rise: FASTUP takes it.)
+        assert_eq!(next(305, 305, 300, 300, true), None);
+        assert_eq!(next(300, 300, 305, 305, true), Some((305 | F, 305)));
+        // The EWMA is close but enqueued moved: store, EWMA unchanged.
+        assert_eq!(next(305, 100, 300, 300, true), Some((305 | F, 300)));
+        // It did not get all the CPU it wanted: the EWMA stays.
+        assert_eq!(next(500, 500, 200, 300, true), Some((500 | F, 200)));
+        // PELT has not moved since the last update.
+        assert_eq!(next(300 | F, 300, 100, 100, true), None);
     }
 }
