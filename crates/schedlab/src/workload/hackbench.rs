@@ -18,14 +18,8 @@ use crate::error::InputError;
 use crate::time::Ns;
 use serde::Serialize;
 
-/// Pipe buffer: 16 pages of 4 KiB (PIPE_DEF_BUFFERS; pipe(7)).
-pub const PIPE_CAPACITY: u64 = 65_536;
-/// AF_UNIX stream send buffer: net.core.wmem_default (212992 B on x86-64 distributions).
-pub const SOCKET_SNDBUF: u64 = 212_992;
-/// Bytes a socket message is charged against the send buffer beyond its payload: the
-/// skb's truesize overhead (struct sk_buff + skb_shared_info, SKB_TRUESIZE), so about
-/// 300 messages of 100 B fit, not 2000.
-pub const SKB_OVERHEAD: u64 = 576;
+/// A pipe buffer's page (the exit channel is sized in them).
+const PAGE_SIZE: u64 = 4096;
 
 /// CPU cost of one write(2) of a small message, reference ns (syscall, copy, the wake-up
 /// of the reader is charged separately by the kernel model). Calibrated so that seed 000
@@ -169,42 +163,34 @@ pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Compiled,
     }
     let workers = workers as usize;
     let (g, f) = (groups as usize, fds as usize);
-    // What one message costs the writer and the reader, and what it occupies.
+    // What one message costs the writer and the reader.
     let copy = datasize * COPY_NS_PER_KIB / 1024;
-    let (capacity, charged, write_ns, read_ns) = if pipe {
-        (
-            PIPE_CAPACITY,
-            datasize,
-            PIPE_WRITE_NS + copy,
-            PIPE_READ_NS + copy,
-        )
+    let (write_ns, read_ns) = if pipe {
+        (PIPE_WRITE_NS + copy, PIPE_READ_NS + copy)
     } else {
-        (
-            SOCKET_SNDBUF,
-            datasize + SKB_OVERHEAD,
-            SOCKET_WRITE_NS + copy,
-            SOCKET_READ_NS + copy,
-        )
+        (SOCKET_WRITE_NS + copy, SOCKET_READ_NS + copy)
     };
-    let chan_cap = capacity.max(charged);
+    // fdpair(): every channel, the ready and wake ones included, is a pipe with --pipe
+    // and an AF_UNIX stream socketpair otherwise.
+    let channel = if pipe {
+        ObjectSpec::pipe()
+    } else {
+        ObjectSpec::unix_stream()
+    };
     // Objects: 0 ready channel, 1 wake channel, 2 exit notification (process mode: the
-    // parent's wait queue as a byte per child), then per worker a join futex (threads),
-    // then the group channels.
-    let mut objects = vec![
-        ObjectSpec::Pipe {
-            capacity: capacity.max(workers as u64),
-        },
-        ObjectSpec::Pipe { capacity },
-        ObjectSpec::Pipe {
-            capacity: workers as u64,
-        },
-    ];
+    // parent's wait() as a byte per child, in a pipe big enough never to block), then
+    // per worker a join futex (threads), then the group channels.
+    let exit_slots = (workers as u64)
+        .div_ceil(PAGE_SIZE)
+        .next_power_of_two()
+        .max(16) as u32;
+    let mut objects = vec![channel, channel, ObjectSpec::Pipe { slots: exit_slots }];
     let join_base = objects.len();
     if threads {
         objects.extend((0..workers).map(|_| ObjectSpec::Semaphore { initial: 0, max: 1 }));
     }
     let chan_base = objects.len();
-    objects.extend((0..g * f).map(|_| ObjectSpec::Pipe { capacity: chan_cap }));
+    objects.extend((0..g * f).map(|_| channel));
     let (ready, wake, exited) = (0, 1, 2);
 
     let create = if threads {
@@ -285,7 +271,7 @@ pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Compiled,
                 },
                 Op::Read {
                     obj: chan,
-                    bytes: charged,
+                    bytes: datasize,
                 },
                 Op::Run { work_ns: read_ns },
                 Op::Count {
@@ -304,7 +290,7 @@ pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Compiled,
                 prog.push(Op::Run { work_ns: write_ns });
                 prog.push(Op::Write {
                     obj: chan,
-                    bytes: charged,
+                    bytes: datasize,
                 });
             }
             prog.extend([Op::LoopEnd, exit_op(worker)]);
