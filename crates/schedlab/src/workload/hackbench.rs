@@ -15,23 +15,13 @@ use super::program::{Base, ObjectSpec, Since};
 use super::report::{RunView, ToolReport, WorkloadSection};
 use super::{Compiled, Op, TaskSpec, Workload};
 use crate::error::InputError;
+use crate::machine::Costs;
 use crate::time::Ns;
 use serde::Serialize;
 
 /// A pipe buffer's page (the exit channel is sized in them).
 const PAGE_SIZE: u64 = 4096;
 
-/// CPU cost of one write(2) of a small message, reference ns (syscall, copy, the wake-up
-/// of the reader is charged separately by the kernel model). Calibrated so that seed 000
-/// (hackbench -g 32 -f 20 --threads --pipe, 6.1e9 messages, 253 CPUs for 49 s ≈ 2 µs of
-/// CPU per message with SMT sharing and scheduler costs) is in range.
-pub const PIPE_WRITE_NS: Ns = 600;
-pub const PIPE_READ_NS: Ns = 500;
-/// unix_stream_sendmsg / recvmsg allocate and free an skb per message: dearer.
-pub const SOCKET_WRITE_NS: Ns = 1_000;
-pub const SOCKET_READ_NS: Ns = 800;
-/// Payload copy beyond the fixed cost, per KiB.
-pub const COPY_NS_PER_KIB: Ns = 100;
 /// Main's cost to create one worker: pthread_create or fork() of a small process.
 pub const CREATE_THREAD_NS: Ns = 15_000;
 pub const CREATE_PROCESS_NS: Ns = 60_000;
@@ -144,7 +134,14 @@ fn last_mode(p: &Parsed) -> bool {
 /// Compile the run into tasks. Task 0 is main, then per group its receivers and senders
 /// (creation order); counter `g*fds + r` counts receiver r's messages; log 0 holds the
 /// one GO → reaped interval.
-pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Compiled, InputError> {
+/// What a message costs comes from the machine (`costs`: pipe or socket write and read,
+/// per-KiB copy; docs/machines.md).
+pub fn build(
+    params: &Params,
+    flavor: Flavor,
+    command: &str,
+    costs: &Costs,
+) -> Result<Compiled, InputError> {
     let Params {
         groups,
         fds,
@@ -163,13 +160,9 @@ pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Compiled,
     }
     let workers = workers as usize;
     let (g, f) = (groups as usize, fds as usize);
-    // What one message costs the writer and the reader.
-    let copy = datasize * COPY_NS_PER_KIB / 1024;
-    let (write_ns, read_ns) = if pipe {
-        (PIPE_WRITE_NS + copy, PIPE_READ_NS + copy)
-    } else {
-        (SOCKET_WRITE_NS + copy, SOCKET_READ_NS + copy)
-    };
+    // What one message costs the writer and the reader on this machine.
+    let write_ns = costs.msg_write_ns(!pipe, datasize);
+    let read_ns = costs.msg_read_ns(!pipe, datasize);
     // fdpair(): every channel, the ready and wake ones included, is a pipe with --pipe
     // and an AF_UNIX stream socketpair otherwise.
     let channel = if pipe {
