@@ -64,15 +64,7 @@ fn calibrated_machine(
 ) -> Result<Calibration, CliError> {
     let mut machine = capture(sysfs)?;
     let cal = calibrate::calibrate(quick);
-    for (key, slot) in [
-        ("context_switch_ns", &mut machine.costs.context_switch_ns),
-        ("wakeup_ipi_ns", &mut machine.costs.wakeup_ipi_ns),
-        ("idle_exit_ns", &mut machine.costs.idle_exit_ns),
-    ] {
-        if let Some(m) = cal.get(key) {
-            *slot = m.median().round() as u64;
-        }
-    }
+    calibrate::apply_costs(&cal, &mut machine.costs);
     machine.name = "host (calibrated)".into();
     let mut text = machine_to_toml(&machine);
     text.push_str(&calibrate::toml_tables(&cal));

@@ -150,7 +150,8 @@ fn rd(fd: i32, buf: &mut [u8]) {
 }
 
 /// Per-message write and read cost (ns) of `bytes`-byte messages on one thread, batches
-/// of `batch` writes then `batch` reads (no blocking, no switch).
+/// of writes then as many reads (no blocking, no switch): 200 small messages, or 12 of a
+/// page or more (a pipe holds 16 pages).
 fn message_costs(socket: bool, bytes: usize, rounds: usize) -> (Vec<f64>, Vec<f64>) {
     let (a, b) = if socket {
         pipe_pair(true)
@@ -158,7 +159,7 @@ fn message_costs(socket: bool, bytes: usize, rounds: usize) -> (Vec<f64>, Vec<f6
         pipe_pair(false)
     };
     let (w_fd, r_fd) = if socket { (a, b) } else { (b, a) };
-    let batch = 200;
+    let batch = if bytes >= 4096 { 12 } else { 200 };
     let mut buf = vec![0u8; bytes];
     let (mut ws, mut rs) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
@@ -306,6 +307,93 @@ fn spin_ns(samples: usize, gap_ms: u64) -> Vec<f64> {
         .collect()
 }
 
+/// The seed spinner's `for (i = 0; i < 1000000; i++);` as an unoptimised C compiler
+/// emits it (the counter lives in memory: load, add, store, compare), in ps per
+/// iteration by thread CPU time; one sample every `gap_ms`.
+fn spin_loop_ps(samples: usize, gap_ms: u64) -> Vec<f64> {
+    const N: u32 = 1_000_000;
+    (0..samples)
+        .map(|_| {
+            let mut i = 0u32;
+            let p = std::hint::black_box(&mut i as *mut u32);
+            let t0 = crate::rtapp_exec::thread_cpu_ns();
+            // SAFETY: `p` points at the local `i`, alive for the whole loop.
+            unsafe {
+                std::ptr::write_volatile(p, 0);
+                while std::ptr::read_volatile(p) < N {
+                    std::ptr::write_volatile(p, std::ptr::read_volatile(p) + 1);
+                }
+            }
+            let dt = crate::rtapp_exec::thread_cpu_ns() - t0;
+            std::thread::sleep(std::time::Duration::from_millis(gap_ms));
+            dt as f64 * 1000.0 / f64::from(N)
+        })
+        .collect()
+}
+
+/// A FUTEX_WAKE syscall that finds no waiter, ns (the wake-up itself is the model's).
+fn futex_wake_ns(rounds: usize) -> Vec<f64> {
+    let word = 0u32;
+    let n = 10_000;
+    (0..rounds)
+        .map(|_| {
+            let t0 = now_ns();
+            for _ in 0..n {
+                // SAFETY: FUTEX_WAKE on a valid, aligned u32 of ours.
+                unsafe {
+                    libc::syscall(
+                        libc::SYS_futex,
+                        &word as *const u32,
+                        libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+                        1,
+                        0usize,
+                        0usize,
+                        0u32,
+                    )
+                };
+            }
+            (now_ns() - t0) as f64 / f64::from(n)
+        })
+        .collect()
+}
+
+/// Payload copy per KiB from a small and a page-sized message (write + read), ns.
+pub fn copy_ns_per_kib(small_ns: f64, small_bytes: f64, page_ns: f64, page_bytes: f64) -> f64 {
+    ((page_ns - small_ns) / 2.0 / ((page_bytes - small_bytes) / 1024.0)).max(0.0)
+}
+
+/// The per-message fixed cost: a measured message's cost less its payload copy.
+pub fn fixed_msg_ns(measured_ns: f64, bytes: f64, copy_per_kib: f64) -> f64 {
+    (measured_ns - bytes * copy_per_kib / 1024.0).max(0.0)
+}
+
+/// Put the measured medians into the machine's `[costs]` (the keys nothing measured keep
+/// their values): the scheduler's hardware costs and the per-operation costs the front
+/// ends read.
+pub fn apply_costs(c: &Calibration, costs: &mut schedlab::machine::Costs) {
+    let med = |k: &str| c.get(k).map(|m| m.median()).filter(|v| v.is_finite());
+    let set = |slot: &mut u64, v: Option<f64>| {
+        if let Some(v) = v {
+            *slot = v.round().max(0.0) as u64;
+        }
+    };
+    set(&mut costs.context_switch_ns, med("context_switch_ns"));
+    set(&mut costs.wakeup_ipi_ns, med("wakeup_ipi_ns"));
+    set(&mut costs.idle_exit_ns, med("idle_exit_ns"));
+    let copy = med("copy_ns_per_kib");
+    set(&mut costs.copy_ns_per_kib, copy);
+    let copy = copy.unwrap_or(costs.copy_ns_per_kib as f64);
+    // The small-message measurements carry 100 B of copy.
+    let fixed = |k: &str| med(k).map(|v| fixed_msg_ns(v, 100.0, copy));
+    set(&mut costs.pipe_write_ns, fixed("pipe_write_ns"));
+    set(&mut costs.pipe_read_ns, fixed("pipe_read_ns"));
+    set(&mut costs.socket_send_ns, fixed("socket_write_ns"));
+    set(&mut costs.socket_recv_ns, fixed("socket_read_ns"));
+    set(&mut costs.futex_wake_ns, med("futex_wake_ns"));
+    set(&mut costs.matrix_mac_ps, med("schbench_mac_ps"));
+    set(&mut costs.spin_loop_ps, med("spin_loop_ps"));
+}
+
 fn read(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
@@ -356,6 +444,10 @@ pub fn calibrate(quick: bool) -> Calibration {
     let (pw1, pr1) = message_costs(false, 1, 10 * k);
     let (pw, pr) = message_costs(false, 100, 10 * k);
     let (sw, sr) = message_costs(true, 100, 10 * k);
+    let (pw4, pr4) = message_costs(false, 4096, 10 * k);
+    let copy: Vec<f64> = (0..pw.len().min(pw4.len()))
+        .map(|i| copy_ns_per_kib(pw[i] + pr[i], 100.0, pw4[i] + pr4[i], 4096.0))
+        .collect();
     let rt = ping_pong_same_cpu(0, 2000, 5 * k);
     let w1 = crate::compare::summary(&pw1).0;
     let r1 = crate::compare::summary(&pr1).0;
@@ -387,6 +479,16 @@ pub fn calibrate(quick: bool) -> Calibration {
             unit: "ns",
             samples: sr,
         },
+        Measure {
+            key: "copy_ns_per_kib",
+            unit: "ns",
+            samples: copy,
+        },
+        Measure {
+            key: "futex_wake_ns",
+            unit: "ns",
+            samples: futex_wake_ns(10 * k),
+        },
     ];
     if nr_cpus() >= 2 {
         let busy = oneway_latency(0, 1, true, 100 * k);
@@ -412,6 +514,11 @@ pub fn calibrate(quick: bool) -> Calibration {
         key: "schbench_mac_ps",
         unit: "ps",
         samples: mac_ps(10 * k, 50),
+    });
+    measures.push(Measure {
+        key: "spin_loop_ps",
+        unit: "ps",
+        samples: spin_loop_ps(10 * k, 25),
     });
     measures.push(Measure {
         key: "spin_ns_per_loop",
@@ -474,6 +581,44 @@ mod tests {
         assert_eq!(wakeup_ipi_ns(14_000.0, 1_100.0, 900.0, cs), 9_500.0);
         assert_eq!(idle_exit_ns(40_000.0, 14_000.0), 26_000.0);
         assert_eq!(context_switch_ns(1_000.0, 1_100.0, 900.0), 0.0);
+    }
+
+    #[test]
+    fn calibration_goes_into_costs() {
+        let m = |key, v: f64| Measure {
+            key,
+            unit: "ns",
+            samples: vec![v],
+        };
+        let c = Calibration {
+            measures: vec![
+                m("context_switch_ns", 2_500.0),
+                m("pipe_write_ns", 206.0),
+                m("pipe_read_ns", 200.0),
+                m("socket_write_ns", 680.0),
+                m("socket_read_ns", 690.0),
+                m("copy_ns_per_kib", 61.44),
+                m("futex_wake_ns", 191.0),
+                m("schbench_mac_ps", 455.0),
+                m("spin_loop_ps", 235.0),
+            ],
+            kernel: KernelSettings::default(),
+        };
+        let mut costs = schedlab::machine::Costs::default();
+        apply_costs(&c, &mut costs);
+        assert_eq!(costs.context_switch_ns, 2_500);
+        // 100 B of copy at 61.44 ns/KiB is 6 ns.
+        assert_eq!((costs.pipe_write_ns, costs.pipe_read_ns), (200, 194));
+        assert_eq!((costs.socket_send_ns, costs.socket_recv_ns), (674, 684));
+        assert_eq!(costs.copy_ns_per_kib, 61);
+        assert_eq!(costs.futex_wake_ns, 191);
+        assert_eq!((costs.matrix_mac_ps, costs.spin_loop_ps), (455, 235));
+        // Not measured: kept.
+        assert_eq!(costs.wakeup_ipi_ns, 5_000);
+        assert_eq!(
+            copy_ns_per_kib(400.0, 100.0, 890.0, 4096.0),
+            62.78278278278278
+        );
     }
 
     #[test]

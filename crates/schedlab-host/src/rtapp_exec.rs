@@ -184,7 +184,8 @@ impl Shared {
                     },
                     None,
                 ),
-                ObjectSpec::Pipe { capacity } => (Obj::Pipe, Some(make_pipe(capacity)?)),
+                ObjectSpec::Pipe { slots } => (Obj::Pipe, Some(make_pipe(slots)?)),
+                ObjectSpec::UnixStream { sndbuf } => (Obj::Pipe, Some(make_socketpair(sndbuf)?)),
             };
             objs.push(obj);
             pipes.push(pipe);
@@ -229,21 +230,51 @@ impl Shared {
     }
 }
 
-fn make_pipe(capacity: u64) -> Result<(i32, i32), String> {
+fn make_pipe(slots: u32) -> Result<(i32, i32), String> {
     let mut fds = [0i32; 2];
     // SAFETY: pipe2 writes two fds into the array.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
         return Err(format!("pipe2: {}", std::io::Error::last_os_error()));
     }
-    // Best effort: the kernel rounds up to pages and caps at pipe-max-size.
-    // SAFETY: fcntl on our own fd.
-    unsafe {
-        libc::fcntl(
-            fds[1],
-            libc::F_SETPIPE_SZ,
-            capacity.min(1 << 20) as libc::c_int,
+    if slots != schedlab::workload::program::PIPE_DEF_BUFFERS {
+        // Best effort: the kernel rounds up to a power of two pages, capped at
+        // pipe-max-size.
+        let bytes = (u64::from(slots) * 4096).min(1 << 20);
+        // SAFETY: fcntl on our own fd.
+        unsafe { libc::fcntl(fds[1], libc::F_SETPIPE_SZ, bytes as libc::c_int) };
+    }
+    Ok((fds[0], fds[1]))
+}
+
+/// A socketpair(AF_UNIX, SOCK_STREAM): the IR writes to fds[1] and reads from fds[0].
+fn make_socketpair(sndbuf: u64) -> Result<(i32, i32), String> {
+    let mut fds = [0i32; 2];
+    // SAFETY: socketpair writes two fds into the array.
+    let rc = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
         )
     };
+    if rc != 0 {
+        return Err(format!("socketpair: {}", std::io::Error::last_os_error()));
+    }
+    if sndbuf != schedlab::workload::program::UNIX_SNDBUF_DEFAULT {
+        // SO_SNDBUF doubles what it is given (sock_setsockopt).
+        let half = (sndbuf / 2).min(i32::MAX as u64) as libc::c_int;
+        // SAFETY: setsockopt on our own fd with a c_int option value.
+        unsafe {
+            libc::setsockopt(
+                fds[1],
+                libc::SOL_SOCKET,
+                libc::SO_SNDBUF,
+                &half as *const libc::c_int as *const libc::c_void,
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+    }
     Ok((fds[0], fds[1]))
 }
 

@@ -8,7 +8,7 @@ use schedlab::experiment::run::run_workload;
 use schedlab::experiment::RunResult;
 use schedlab::experiment::Scenario;
 use schedlab::machine::presets::machine_from_name;
-use schedlab::workload::{build_workload_seeded, cmdline::split_words, Compiled};
+use schedlab::workload::{build_workload_for, cmdline::split_words, Compiled};
 use schedlab::InputError;
 
 /// Which real runner executes rt-app files.
@@ -98,10 +98,10 @@ fn plan(sc: &Scenario, cfg: &Config) -> Result<Plan, InputError> {
 /// The scenario's workload built as the simulator builds it, with rt-app files read the
 /// way rt-app runs them (rtapp_quirks.rs); the warnings go to `notes`.
 pub fn build_workload(sc: &Scenario, notes: &mut Vec<String>) -> Result<Compiled, InputError> {
-    let nr_cpus = machine_from_name(&sc.machine)?.nr_cpus();
+    let machine = machine_from_name(&sc.machine)?;
     let mut wl = Compiled::default();
     for w in &sc.workloads {
-        let mut one = build_workload_seeded(w, &sc.base_dir, nr_cpus, sc.seed)?;
+        let mut one = build_workload_for(w, &sc.base_dir, &machine, sc.seed)?;
         let words = split_words(w).unwrap_or_default();
         if matches!(words.first().map(String::as_str), Some("rtapp" | "rt-app")) {
             if let Some(file) = words.get(1) {

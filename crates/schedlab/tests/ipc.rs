@@ -63,11 +63,7 @@ fn pipe_messages_all_arrive_and_readers_block_when_empty() {
             ],
         ),
     );
-    let r = run_objs(
-        "smp:2",
-        vec![ObjectSpec::Pipe { capacity: 65536 }],
-        vec![writer, reader],
-    );
+    let r = run_objs("smp:2", vec![ObjectSpec::pipe()], vec![writer, reader]);
     assert!(
         r.tasks.iter().all(|t| t.exited),
         "both finish: every byte arrived"
@@ -89,8 +85,8 @@ fn pipe_messages_all_arrive_and_readers_block_when_empty() {
 
 #[test]
 fn a_full_pipe_blocks_the_writer() {
-    // Capacity 1000 bytes, 1000-byte messages (≤ PIPE_BUF: all or nothing); the reader is
-    // slow (1 ms per message), so the writer waits for room every time.
+    // A one-slot pipe (F_SETPIPE_SZ 4096), page-sized messages (≤ PIPE_BUF: a whole slot
+    // or nothing); the reader is slow (1 ms per message), so the writer waits every time.
     let writer = t(
         "w",
         0,
@@ -98,7 +94,7 @@ fn a_full_pipe_blocks_the_writer() {
             20,
             vec![Op::Write {
                 obj: 0,
-                bytes: 1000,
+                bytes: 4096,
             }],
         ),
     );
@@ -111,14 +107,14 @@ fn a_full_pipe_blocks_the_writer() {
                 Op::Run { work_ns: MS },
                 Op::Read {
                     obj: 0,
-                    bytes: 1000,
+                    bytes: 4096,
                 },
             ],
         ),
     );
     let r = run_objs(
         "smp:2",
-        vec![ObjectSpec::Pipe { capacity: 1000 }],
+        vec![ObjectSpec::Pipe { slots: 1 }],
         vec![writer, reader],
     );
     assert!(r.tasks.iter().all(|t| t.exited));
@@ -127,13 +123,13 @@ fn a_full_pipe_blocks_the_writer() {
         "{}",
         r.tasks[0].nr_voluntary_switches
     );
-    // Large writes go through in pieces: 5000 bytes into a 1000-byte pipe.
+    // Large writes go through in pieces: five pages into a one-page pipe.
     let big_w = t(
         "w",
         0,
         vec![Op::Write {
             obj: 0,
-            bytes: 5000,
+            bytes: 5 * 4096,
         }],
     );
     let big_r = t(
@@ -145,14 +141,14 @@ fn a_full_pipe_blocks_the_writer() {
                 Op::Run { work_ns: MS },
                 Op::Read {
                     obj: 0,
-                    bytes: 1000,
+                    bytes: 4096,
                 },
             ],
         ),
     );
     let r = run_objs(
         "smp:2",
-        vec![ObjectSpec::Pipe { capacity: 1000 }],
+        vec![ObjectSpec::Pipe { slots: 1 }],
         vec![big_w, big_r],
     );
     assert!(r.tasks.iter().all(|t| t.exited));

@@ -14,7 +14,7 @@ use crate::sched::PreemptModel;
 use crate::simulation::Simulation;
 use crate::time::Ns;
 use crate::workload::report::RunView;
-use crate::workload::{build_workload_seeded, Compiled};
+use crate::workload::{build_workload_for, Compiled};
 use rand_core::RngCore;
 use std::time::Instant;
 
@@ -32,13 +32,14 @@ pub fn scenario_workload(scenario: &Scenario) -> Result<Compiled, InputError> {
         return Err(InputError::new("scenario", "no workload given")
             .with_fix("add -w 'rtapp FILE.json' or a `workloads` list in the scenario file"));
     }
-    let nr_cpus = machine_from_name(&scenario.machine)?.nr_cpus();
+    // Front ends size themselves by the machine and read its per-operation costs.
+    let machine = machine_from_name(&scenario.machine)?;
     let mut workload = Compiled::default();
     for w in &scenario.workloads {
-        workload.merge(build_workload_seeded(
+        workload.merge(build_workload_for(
             w,
             &scenario.base_dir,
-            nr_cpus,
+            &machine,
             scenario.seed,
         )?);
     }

@@ -123,6 +123,26 @@ pub struct Costs {
     pub cacheline_cross_llc_ns: Ns,
     /// … by a CPU of another NUMA node or socket. Default 300 ns.
     pub cacheline_cross_numa_ns: Ns,
+    // Per-operation CPU costs of user-space programs (the front ends read them; the
+    // wake-ups these syscalls cause are charged by the kernel model on top), reference
+    // ns of a 2.5–3 GHz x86 core, set from this 6.18 AMD EPYC host (docs/machines.md).
+    /// write(2) of a small message to a pipe (syscall, pipe_write, 100-B copy): 250 ns.
+    pub pipe_write_ns: Ns,
+    /// read(2) of a small message from a pipe: 250 ns.
+    pub pipe_read_ns: Ns,
+    /// unix_stream_sendmsg of a small message (skb allocation, queueing): 700 ns.
+    pub socket_send_ns: Ns,
+    /// unix_stream_recvmsg of a small message (copy out, skb free): 700 ns.
+    pub socket_recv_ns: Ns,
+    /// Copying payload in or out of the kernel, per KiB beyond the small message: 60 ns.
+    pub copy_ns_per_kib: Ns,
+    /// A futex wake syscall (FUTEX_WAKE; the wake-up itself is the model's): 200 ns.
+    pub futex_wake_ns: Ns,
+    /// One multiply-add of schbench's naive matrix multiply, in picoseconds: 460.
+    pub matrix_mac_ps: u64,
+    /// One iteration of an empty counting loop compiled without optimisation
+    /// (`for (i = 0; i < N; i++);`, the spinner's loop), in picoseconds: 250.
+    pub spin_loop_ps: u64,
 }
 
 impl Default for Costs {
@@ -141,7 +161,37 @@ impl Default for Costs {
             cacheline_llc_ns: 40,
             cacheline_cross_llc_ns: 120,
             cacheline_cross_numa_ns: 300,
+            pipe_write_ns: 250,
+            pipe_read_ns: 250,
+            socket_send_ns: 700,
+            socket_recv_ns: 700,
+            copy_ns_per_kib: 60,
+            futex_wake_ns: 200,
+            matrix_mac_ps: 460,
+            spin_loop_ps: 250,
         }
+    }
+}
+
+impl Costs {
+    /// CPU cost of one write(2) of `bytes` on a pipe or a socket.
+    pub fn msg_write_ns(&self, socket: bool, bytes: u64) -> Ns {
+        let fixed = if socket {
+            self.socket_send_ns
+        } else {
+            self.pipe_write_ns
+        };
+        fixed + bytes * self.copy_ns_per_kib / 1024
+    }
+
+    /// CPU cost of one read(2) of `bytes` from a pipe or a socket.
+    pub fn msg_read_ns(&self, socket: bool, bytes: u64) -> Ns {
+        let fixed = if socket {
+            self.socket_recv_ns
+        } else {
+            self.pipe_read_ns
+        };
+        fixed + bytes * self.copy_ns_per_kib / 1024
     }
 }
 

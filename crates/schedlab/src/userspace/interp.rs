@@ -188,19 +188,19 @@ impl Interpreter {
                 Op::Write { obj, bytes } => {
                     let o = &mut self.objs[*obj];
                     let mut w = waker(sched, cpu, &mut self.woken_at);
-                    if objects::pipe_write(&mut w, o, &mut st.io, p, *bytes) == Outcome::Block {
+                    if objects::stream_write(&mut w, o, &mut st.io, p, *bytes) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
                 Op::Read { obj, bytes } => {
                     let o = &mut self.objs[*obj];
                     let mut w = waker(sched, cpu, &mut self.woken_at);
-                    if objects::pipe_read(&mut w, o, &mut st.io, p, *bytes) == Outcome::Block {
+                    if objects::stream_read(&mut w, o, &mut st.io, p, *bytes) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
                 Op::Poll { obj } => {
-                    if objects::pipe_poll(&mut self.objs[*obj], p) == Outcome::Block {
+                    if objects::stream_poll(&mut self.objs[*obj], p) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
@@ -451,7 +451,7 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
             }
             let want = match op {
                 Op::Write { obj, .. } | Op::Read { obj, .. } | Op::Poll { obj } => {
-                    vec![(*obj, "a pipe")]
+                    vec![(*obj, "a pipe or socket")]
                 }
                 Op::Lock { obj } | Op::Unlock { obj } => vec![(*obj, "a mutex")],
                 Op::SpinLockCpu { first_obj } => (*first_obj..first_obj + nr_cpus)
@@ -466,7 +466,8 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
             };
             for (obj, kind) in want {
                 let ok = match (workload.objects.get(obj), kind) {
-                    (Some(O::Pipe { capacity }), "a pipe") => *capacity > 0,
+                    (Some(O::Pipe { slots }), "a pipe or socket") => *slots > 0,
+                    (Some(O::UnixStream { sndbuf }), "a pipe or socket") => *sndbuf > 0,
                     (Some(O::Mutex), "a mutex") => true,
                     (Some(O::Barrier { parties }), "a barrier") => *parties > 0,
                     (Some(O::WaitQueue), "a wait queue") => true,

@@ -15,29 +15,13 @@ use super::program::{Base, ObjectSpec, Since};
 use super::report::{RunView, ToolReport, WorkloadSection};
 use super::{Compiled, Op, TaskSpec, Workload};
 use crate::error::InputError;
+use crate::machine::Costs;
 use crate::time::Ns;
 use serde::Serialize;
 
-/// Pipe buffer: 16 pages of 4 KiB (PIPE_DEF_BUFFERS; pipe(7)).
-pub const PIPE_CAPACITY: u64 = 65_536;
-/// AF_UNIX stream send buffer: net.core.wmem_default (212992 B on x86-64 distributions).
-pub const SOCKET_SNDBUF: u64 = 212_992;
-/// Bytes a socket message is charged against the send buffer beyond its payload: the
-/// skb's truesize overhead (struct sk_buff + skb_shared_info, SKB_TRUESIZE), so about
-/// 300 messages of 100 B fit, not 2000.
-pub const SKB_OVERHEAD: u64 = 576;
+/// A pipe buffer's page (the exit channel is sized in them).
+const PAGE_SIZE: u64 = 4096;
 
-/// CPU cost of one write(2) of a small message, reference ns (syscall, copy, the wake-up
-/// of the reader is charged separately by the kernel model). Calibrated so that seed 000
-/// (hackbench -g 32 -f 20 --threads --pipe, 6.1e9 messages, 253 CPUs for 49 s ≈ 2 µs of
-/// CPU per message with SMT sharing and scheduler costs) is in range.
-pub const PIPE_WRITE_NS: Ns = 600;
-pub const PIPE_READ_NS: Ns = 500;
-/// unix_stream_sendmsg / recvmsg allocate and free an skb per message: dearer.
-pub const SOCKET_WRITE_NS: Ns = 1_000;
-pub const SOCKET_READ_NS: Ns = 800;
-/// Payload copy beyond the fixed cost, per KiB.
-pub const COPY_NS_PER_KIB: Ns = 100;
 /// Main's cost to create one worker: pthread_create or fork() of a small process.
 pub const CREATE_THREAD_NS: Ns = 15_000;
 pub const CREATE_PROCESS_NS: Ns = 60_000;
@@ -150,7 +134,14 @@ fn last_mode(p: &Parsed) -> bool {
 /// Compile the run into tasks. Task 0 is main, then per group its receivers and senders
 /// (creation order); counter `g*fds + r` counts receiver r's messages; log 0 holds the
 /// one GO → reaped interval.
-pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Compiled, InputError> {
+/// What a message costs comes from the machine (`costs`: pipe or socket write and read,
+/// per-KiB copy; docs/machines.md).
+pub fn build(
+    params: &Params,
+    flavor: Flavor,
+    command: &str,
+    costs: &Costs,
+) -> Result<Compiled, InputError> {
     let Params {
         groups,
         fds,
@@ -169,42 +160,30 @@ pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Compiled,
     }
     let workers = workers as usize;
     let (g, f) = (groups as usize, fds as usize);
-    // What one message costs the writer and the reader, and what it occupies.
-    let copy = datasize * COPY_NS_PER_KIB / 1024;
-    let (capacity, charged, write_ns, read_ns) = if pipe {
-        (
-            PIPE_CAPACITY,
-            datasize,
-            PIPE_WRITE_NS + copy,
-            PIPE_READ_NS + copy,
-        )
+    // What one message costs the writer and the reader on this machine.
+    let write_ns = costs.msg_write_ns(!pipe, datasize);
+    let read_ns = costs.msg_read_ns(!pipe, datasize);
+    // fdpair(): every channel, the ready and wake ones included, is a pipe with --pipe
+    // and an AF_UNIX stream socketpair otherwise.
+    let channel = if pipe {
+        ObjectSpec::pipe()
     } else {
-        (
-            SOCKET_SNDBUF,
-            datasize + SKB_OVERHEAD,
-            SOCKET_WRITE_NS + copy,
-            SOCKET_READ_NS + copy,
-        )
+        ObjectSpec::unix_stream()
     };
-    let chan_cap = capacity.max(charged);
     // Objects: 0 ready channel, 1 wake channel, 2 exit notification (process mode: the
-    // parent's wait queue as a byte per child), then per worker a join futex (threads),
-    // then the group channels.
-    let mut objects = vec![
-        ObjectSpec::Pipe {
-            capacity: capacity.max(workers as u64),
-        },
-        ObjectSpec::Pipe { capacity },
-        ObjectSpec::Pipe {
-            capacity: workers as u64,
-        },
-    ];
+    // parent's wait() as a byte per child, in a pipe big enough never to block), then
+    // per worker a join futex (threads), then the group channels.
+    let exit_slots = (workers as u64)
+        .div_ceil(PAGE_SIZE)
+        .next_power_of_two()
+        .max(16) as u32;
+    let mut objects = vec![channel, channel, ObjectSpec::Pipe { slots: exit_slots }];
     let join_base = objects.len();
     if threads {
         objects.extend((0..workers).map(|_| ObjectSpec::Semaphore { initial: 0, max: 1 }));
     }
     let chan_base = objects.len();
-    objects.extend((0..g * f).map(|_| ObjectSpec::Pipe { capacity: chan_cap }));
+    objects.extend((0..g * f).map(|_| channel));
     let (ready, wake, exited) = (0, 1, 2);
 
     let create = if threads {
@@ -285,7 +264,7 @@ pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Compiled,
                 },
                 Op::Read {
                     obj: chan,
-                    bytes: charged,
+                    bytes: datasize,
                 },
                 Op::Run { work_ns: read_ns },
                 Op::Count {
@@ -304,7 +283,7 @@ pub fn build(params: &Params, flavor: Flavor, command: &str) -> Result<Compiled,
                 prog.push(Op::Run { work_ns: write_ns });
                 prog.push(Op::Write {
                     obj: chan,
-                    bytes: charged,
+                    bytes: datasize,
                 });
             }
             prog.extend([Op::LoopEnd, exit_op(worker)]);

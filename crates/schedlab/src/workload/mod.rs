@@ -16,6 +16,7 @@ pub use program::{Op, Policy, Probes, Sample, SchedChange, TaskSpec, TimerMode, 
 pub use report::ToolReport;
 
 use crate::error::InputError;
+use crate::machine::{Costs, Machine};
 use std::path::Path;
 
 /// What a front end builds: the task programs, and what the tool prints after the run
@@ -61,7 +62,8 @@ pub const FRONTENDS: &[&str] = &[
 
 /// Build a workload from a `-w` argument such as `rtapp examples/two-hogs.json`, for
 /// front ends that do not depend on the machine (schbench's default worker count and
-/// stress-ng's `--wait 0` take 1 CPU here; use [`build_workload_on`]).
+/// stress-ng's `--wait 0` take 1 CPU here, and per-operation costs are the default
+/// machine's; use [`build_workload_for`]).
 pub fn build_workload(spec: &str, base_dir: &Path) -> Result<Compiled, InputError> {
     build_workload_on(spec, base_dir, 1)
 }
@@ -69,7 +71,8 @@ pub fn build_workload(spec: &str, base_dir: &Path) -> Result<Compiled, InputErro
 /// Build a workload from a `-w` argument: its first word selects the front end, the rest
 /// are the tool's own arguments. Relative paths are resolved against `base_dir` (the
 /// scenario file's folder, or the current directory for flags); `nr_cpus` is the
-/// machine's CPU count (tools that size themselves by `get_nprocs()`).
+/// machine's CPU count (tools that size themselves by `get_nprocs()`); per-operation costs
+/// are the default machine's (`Costs::default()`).
 pub fn build_workload_on(
     spec: &str,
     base_dir: &Path,
@@ -86,6 +89,29 @@ pub fn build_workload_seeded(
     nr_cpus: usize,
     seed: u64,
 ) -> Result<Compiled, InputError> {
+    build_workload_with(spec, base_dir, nr_cpus, &Costs::default(), seed)
+}
+
+/// Build a workload for `machine`: its CPU count and its per-operation costs (pipe and
+/// socket messages, futex wakes, schbench's matrix math, the spinner's loop; the `Costs`
+/// of docs/machines.md), with the run's `seed`. This is what `run` uses.
+pub fn build_workload_for(
+    spec: &str,
+    base_dir: &Path,
+    machine: &Machine,
+    seed: u64,
+) -> Result<Compiled, InputError> {
+    build_workload_with(spec, base_dir, machine.nr_cpus(), &machine.costs, seed)
+}
+
+/// The front-end dispatch: `nr_cpus` CPUs and per-operation `costs`.
+pub fn build_workload_with(
+    spec: &str,
+    base_dir: &Path,
+    nr_cpus: usize,
+    costs: &Costs,
+    seed: u64,
+) -> Result<Compiled, InputError> {
     let origin = format!("workload '{spec}'");
     let all = cmdline::split_words(spec)
         .map_err(|e| InputError::new(&origin, e).with_fix("balance the quotes"))?;
@@ -93,17 +119,17 @@ pub fn build_workload_seeded(
     match all.first().map(String::as_str) {
         Some("hackbench") => {
             let p = hackbench::parse_hackbench(args)?;
-            hackbench::build(&p, hackbench::Flavor::Hackbench, spec)
+            hackbench::build(&p, hackbench::Flavor::Hackbench, spec, costs)
         }
         Some("perf-bench-messaging") => {
             let p = hackbench::parse_perf_messaging(args)?;
-            hackbench::build(&p, hackbench::Flavor::PerfMessaging, spec)
+            hackbench::build(&p, hackbench::Flavor::PerfMessaging, spec, costs)
         }
         Some("schbench") => {
             let p = schbench::parse(args, nr_cpus)?;
-            schbench::build(&p, spec, nr_cpus)
+            schbench::build(&p, spec, nr_cpus, costs)
         }
-        Some("spinner") => Ok(spinner::build(&spinner::parse(args, nr_cpus)?, spec)),
+        Some("spinner") => Ok(spinner::build(&spinner::parse(args, nr_cpus)?, spec, costs)),
         Some("frames") => Ok(frames::build(&frames::parse(args, nr_cpus)?, spec, seed)),
         Some("stress-ng") => Ok(stress_ng::build(&stress_ng::parse(args, nr_cpus)?, spec)),
         Some("rtapp" | "rt-app") => {

@@ -81,15 +81,16 @@ pub enum Op {
     },
     /// sched_yield().
     Yield,
-    /// write(2) of `bytes` to pipe/socket object `obj`: blocks while it is full (a write
-    /// of up to PIPE_BUF bytes waits for room for all of it, as pipes are atomic there);
-    /// wakes blocked readers with WF_SYNC.
+    /// write(2) of `bytes` to pipe/socket object `obj`: blocks while it is full (a pipe
+    /// write of up to PIPE_BUF bytes waits for a whole free page slot, so it is atomic);
+    /// wakes blocked readers as the kernel does for that transport (docs/model.md).
     Write {
         obj: usize,
         bytes: u64,
     },
     /// Read exactly `bytes` from pipe/socket `obj`, looping over partial reads as
-    /// hackbench's receivers do; blocks while it is empty and wakes blocked writers.
+    /// hackbench's receivers do; blocks while it is empty and wakes blocked writers as the
+    /// transport does.
     Read {
         obj: usize,
         bytes: u64,
@@ -126,7 +127,7 @@ pub enum Op {
         count: Option<u64>,
     },
     LoopEnd,
-    /// poll(2) for POLLIN on pipe `obj`: blocks until it holds data, consumes nothing
+    /// poll(2) for POLLIN on pipe/socket `obj`: blocks until it holds data, consumes nothing
     /// (hackbench's start gate: one byte wakes every poller).
     Poll {
         obj: usize,
@@ -281,9 +282,16 @@ pub struct TimerSpec {
 /// A shared blocking object the ops refer to by index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObjectSpec {
-    /// A pipe or UNIX stream socket with `capacity` bytes of buffer.
+    /// An anonymous pipe of `slots` page-sized buffers (PIPE_DEF_BUFFERS = 16 by
+    /// default; F_SETPIPE_SZ gives a power of two): fs/pipe.c's accounting and wake-ups.
     Pipe {
-        capacity: u64,
+        slots: u32,
+    },
+    /// One direction of an AF_UNIX SOCK_STREAM socketpair: every writer holds the sending
+    /// end (whose `sndbuf` bounds the truesize of the skbs in flight, net.core.wmem_default
+    /// by default), every reader the receiving end; net/unix/af_unix.c's wake-ups.
+    UnixStream {
+        sndbuf: u64,
     },
     Mutex,
     /// A barrier that releases once `parties` tasks wait at it.
@@ -298,6 +306,36 @@ pub enum ObjectSpec {
         initial: u64,
         max: u64,
     },
+}
+
+/// PIPE_DEF_BUFFERS (include/linux/pipe_fs_i.h): a new pipe's page slots.
+pub const PIPE_DEF_BUFFERS: u32 = 16;
+/// net.core.wmem_default, the sk_sndbuf a new AF_UNIX socket gets (212992 B on x86-64;
+/// read on a 6.18 host from /proc/sys/net/core/wmem_default).
+pub const UNIX_SNDBUF_DEFAULT: u64 = 212_992;
+
+impl ObjectSpec {
+    /// A new pipe as pipe(2) makes it: 16 slots of 4 KiB.
+    pub fn pipe() -> Self {
+        ObjectSpec::Pipe {
+            slots: PIPE_DEF_BUFFERS,
+        }
+    }
+
+    /// A new socketpair(AF_UNIX, SOCK_STREAM) direction with the default send buffer.
+    pub fn unix_stream() -> Self {
+        ObjectSpec::UnixStream {
+            sndbuf: UNIX_SNDBUF_DEFAULT,
+        }
+    }
+
+    /// A pipe or a stream socket: the objects `Write`, `Read` and `Poll` act on.
+    pub fn is_stream(&self) -> bool {
+        matches!(
+            self,
+            ObjectSpec::Pipe { .. } | ObjectSpec::UnixStream { .. }
+        )
+    }
 }
 
 /// A complete workload: tasks plus the objects they share.

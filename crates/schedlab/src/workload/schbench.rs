@@ -20,17 +20,16 @@ use super::report::{RunView, ToolReport, WorkloadSection};
 use super::{Compiled, Op, TaskSpec, TimerMode, Workload};
 use crate::error::InputError;
 use crate::machine::cpulist::parse_cpulist;
+use crate::machine::Costs;
 use crate::time::{Ns, NSEC_PER_SEC};
 use serde::Serialize;
 
-/// Reference-CPU cost of one multiply-accumulate of the naive matrix multiply: the README's
-/// calibration run (-F 256 -n 5, 104×104 matrices) takes ≈16.8 ms of math.
-pub const MAC_PS: u64 = 2_990;
 /// memset bandwidth for pipe mode, bytes per µs of reference CPU (10 GB/s).
 pub const MEMSET_BYTES_PER_US: u64 = 10_000;
-/// Cost of handing one request over in RPS mode (malloc, list add, futex wake syscall),
-/// reference ns; the ttwu itself is charged by the kernel model.
-pub const RPS_POST_NS: Ns = 500;
+/// Cost of handing one request over in RPS mode besides the futex wake (malloc, list
+/// add), reference ns; the futex wake is the machine's `futex_wake_ns` and the ttwu is
+/// charged by the kernel model.
+pub const RPS_POST_NS: Ns = 300;
 /// pthread_create by a message thread, per worker.
 pub const CREATE_THREAD_NS: Ns = 15_000;
 /// RPS mode skips a worker holding more than this many requests (`batch`).
@@ -191,10 +190,11 @@ fn pinning(tool: &str, p: &Parsed, m: usize, nr_cpus: usize) -> Result<Pinning, 
     Ok((mc, wc, false))
 }
 
-/// Work of one request's math in reference ns: `n` multiplies of size³ MACs.
-pub fn request_work_ns(p: &Params) -> Ns {
+/// Work of one request's math in reference ns: `n` multiplies of size³ multiply-adds at
+/// the machine's `matrix_mac_ps`.
+pub fn request_work_ns(p: &Params, costs: &Costs) -> Ns {
     let size = ((p.footprint_kb * 1024 / 3 / 8) as f64).sqrt() as u64;
-    p.operations * size.pow(3) * MAC_PS / 1000
+    p.operations * size.pow(3) * costs.matrix_mac_ps / 1000
 }
 
 /// Logs: 0 wakeup latency, 1 request latency (one sample per completed request).
@@ -202,9 +202,14 @@ const LOG_WAKEUP: usize = 0;
 const LOG_REQUEST: usize = 1;
 
 /// Compile into tasks: main (task 0), then per message thread its thread and workers.
-pub fn build(p: &Params, command: &str, nr_cpus: usize) -> Result<Compiled, InputError> {
+pub fn build(
+    p: &Params,
+    command: &str,
+    nr_cpus: usize,
+    costs: &Costs,
+) -> Result<Compiled, InputError> {
     let (m, w) = (p.message_threads, p.workers);
-    let work = request_work_ns(p);
+    let work = request_work_ns(p, costs);
     let memset = |bytes: u64| bytes * 1000 / MEMSET_BYTES_PER_US;
     let mut objects: Vec<ObjectSpec> = Vec::new();
     let locks = objects.len();
@@ -247,7 +252,13 @@ pub fn build(p: &Params, command: &str, nr_cpus: usize) -> Result<Compiled, Inpu
             timers.push(TimerSpec {
                 name: format!("schbench-rps{mi}"),
             });
-            rps_program(p.rps_per_thread, w, req_base, timer)?
+            rps_program(
+                p.rps_per_thread,
+                w,
+                req_base,
+                timer,
+                RPS_POST_NS + costs.futex_wake_ns,
+            )?
         } else {
             let mut body = vec![Op::LoopBegin { count: None }];
             if p.pipe_bytes > 0 {
@@ -325,6 +336,7 @@ pub fn build(p: &Params, command: &str, nr_cpus: usize) -> Result<Compiled, Inpu
             base: Base::default(),
             command: command.to_string(),
             params: p.clone(),
+            request_work_ns: work,
         })],
     })
 }
@@ -336,6 +348,7 @@ fn rps_program(
     workers: usize,
     req_base: usize,
     timer: usize,
+    post_ns: Ns,
 ) -> Result<Vec<Op>, InputError> {
     let w = workers as u64;
     let period = w / gcd(rps % w, w).max(1);
@@ -351,9 +364,7 @@ fn rps_program(
     let mut cur = 0u64;
     for _ in 0..period {
         for _ in 0..rps {
-            prog.push(Op::Run {
-                work_ns: RPS_POST_NS,
-            });
+            prog.push(Op::Run { work_ns: post_ns });
             prog.push(Op::SemPost {
                 obj: req_base + (cur % w) as usize,
             });
@@ -383,6 +394,8 @@ pub struct SchbenchReport {
     pub base: Base,
     pub command: String,
     pub params: Params,
+    /// Reference ns of matrix math per request on the machine it was built for.
+    pub request_work_ns: Ns,
 }
 
 /// A printed percentile table.
@@ -527,7 +540,7 @@ impl SchbenchReport {
             workers_per_message_thread: p.workers,
             runtime_s: runtime,
             rps_target: p.rps_total,
-            request_work_ns: request_work_ns(p),
+            request_work_ns: self.request_work_ns,
             wakeup_latency_us: PctTable::from(&wakeup),
             request_latency_us: PctTable::from(&request),
             wakeup_zero_us_dropped: dropped,

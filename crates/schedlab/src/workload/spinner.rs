@@ -2,14 +2,19 @@
 //! (idle_process.c: `while (1) { usleep(500); for (i = 0; i < 1000000; i++); }`, 5000
 //! copies under SCHED_IDLE on 8 CPUs).
 //!
-//! `spinner -n 5000 --policy idle --sleep 500us --work 1ms [--nice N] [--cpus LIST]
-//! [--spread DUR] [--slack DUR]`
+//! `spinner -n 5000 --policy idle --sleep 500us [--loops N | --work DUR] [--nice N]
+//! [--cpus LIST] [--spread DUR] [--slack DUR]`
+//!
+//! The busy part is `--loops` iterations of the empty loop (1,000,000 by default, as in
+//! the seed's program), each costing the machine's `spin_loop_ps`; `--work` gives it as a
+//! duration of reference work instead.
 
 use super::cmdline::{self, long_value, value, OptSpec};
 use super::program::Base;
 use super::report::{RunView, ToolReport, WorkloadSection};
 use super::{Compiled, Op, Policy, TaskSpec, Workload};
 use crate::error::InputError;
+use crate::machine::Costs;
 use crate::time::Ns;
 use serde::Serialize;
 
@@ -19,10 +24,21 @@ const OPTS: &[OptSpec] = &[
     long_value("nice"),
     long_value("sleep"),
     long_value("work"),
+    long_value("loops"),
     long_value("cpus"),
     long_value("spread"),
     long_value("slack"),
 ];
+
+/// The busy part of a round: loop iterations (priced by the machine) or reference work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpinWork {
+    Loops(u64),
+    Ns(Ns),
+}
+
+/// The seed's `for (i = 0; i < 1000000; i++);`.
+pub const DEFAULT_LOOPS: u64 = 1_000_000;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Params {
@@ -30,7 +46,8 @@ pub struct Params {
     pub policy: Policy,
     pub nice: i32,
     pub sleep_ns: Ns,
-    pub work_ns: Ns,
+    /// The busy part of each round.
+    pub work: SpinWork,
     pub cpus: Option<Vec<usize>>,
     /// Starts are spread evenly over this long (a shell loop starting them one by one).
     pub spread_ns: Ns,
@@ -75,30 +92,47 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
         policy,
         nice,
         sleep_ns: dur("sleep", 500_000)?,
-        work_ns: dur("work", 1_000_000)?,
+        work: match (p.get("work"), p.get("loops")) {
+            (Some(_), Some(_)) => {
+                return Err(InputError::new(
+                    "spinner --work/--loops",
+                    "both given: they say the same thing two ways",
+                )
+                .with_fix("give one of them"))
+            }
+            (Some(_), None) => SpinWork::Ns(dur("work", 0)?),
+            (None, Some(_)) => SpinWork::Loops(cmdline::number_or(tool, &p, "loops", 0, 0)?),
+            (None, None) => SpinWork::Loops(DEFAULT_LOOPS),
+        },
         cpus,
         spread_ns: dur("spread", 0)?,
         slack_ns: dur("slack", 0)?,
     };
-    if params.sleep_ns + params.slack_ns == 0 && params.work_ns == 0 {
+    let no_work = matches!(params.work, SpinWork::Loops(0) | SpinWork::Ns(0));
+    if params.sleep_ns + params.slack_ns == 0 && no_work {
         return Err(InputError::new(
             "spinner --sleep/--work",
             "both are zero: the loop would never let time pass",
         )
-        .with_fix("give --work or --sleep a positive duration"));
+        .with_fix("give --work, --loops or --sleep a positive value"));
     }
     Ok(params)
 }
 
-pub fn build(p: &Params, command: &str) -> Compiled {
+/// The loop's cost is the machine's (`costs.spin_loop_ps` per iteration).
+pub fn build(p: &Params, command: &str, costs: &Costs) -> Compiled {
+    let work_ns = match p.work {
+        SpinWork::Loops(n) => n * costs.spin_loop_ps / 1000,
+        SpinWork::Ns(ns) => ns,
+    };
     let mut body = vec![Op::LoopBegin { count: None }];
     if p.sleep_ns + p.slack_ns > 0 {
         body.push(Op::Sleep {
             ns: p.sleep_ns + p.slack_ns,
         });
     }
-    if p.work_ns > 0 {
-        body.push(Op::Run { work_ns: p.work_ns });
+    if work_ns > 0 {
+        body.push(Op::Run { work_ns });
     }
     body.extend([Op::Count { counter: 0 }, Op::LoopEnd]);
     let tasks = (0..p.tasks)

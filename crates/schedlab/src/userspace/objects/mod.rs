@@ -1,9 +1,15 @@
-//! Blocking objects at run time: pipes/sockets, mutexes, barriers and wait queues. A task
-//! that must wait is put to sleep and re-runs its op when woken (as a syscall retries
-//! after its wait returns), so a spurious or stolen wake-up simply blocks again.
+//! Blocking objects at run time: pipes (`pipe.rs`), AF_UNIX stream sockets
+//! (`unix_socket.rs`), mutexes, barriers and wait queues. A task that must wait is put to
+//! sleep and re-runs its op when woken (as a syscall retries after its wait returns), so a
+//! spurious or stolen wake-up simply blocks again.
+
+pub mod pipe;
+pub mod unix_socket;
+
+pub use pipe::{Pipe, PAGE_SIZE, PIPE_BUF};
+pub use unix_socket::UnixStream;
 
 use crate::machine::CpuId;
-use crate::sched::fair::class::wf;
 use crate::sched::{Sched, TaskId, TaskState};
 use crate::time::Ns;
 use crate::workload::program::ObjectSpec;
@@ -34,18 +40,59 @@ impl Waker<'_> {
     }
 }
 
-/// PIPE_BUF: writes up to this size are atomic (all or wait).
-pub const PIPE_BUF: u64 = 4096;
+/// A kernel wait_queue_head: non-exclusive entries (poll, prepare_to_wait) sit at the
+/// head, exclusive ones (wait_event_*_exclusive) at the tail, and a wake-up takes every
+/// non-exclusive waiter plus at most `nr_exclusive` exclusive ones, in queue order
+/// (__wake_up_common). A woken entry leaves the queue (autoremove_wake_function); a task
+/// that must wait again re-queues when it retries.
+#[derive(Debug, Clone, Default)]
+pub struct WaitHead {
+    entries: VecDeque<(TaskId, bool)>,
+}
+
+impl WaitHead {
+    /// add_wait_queue / prepare_to_wait: a non-exclusive waiter, at the head.
+    pub fn add(&mut self, t: TaskId) {
+        self.entries.push_front((t, false));
+    }
+
+    /// prepare_to_wait_exclusive: an exclusive waiter, at the tail.
+    pub fn add_exclusive(&mut self, t: TaskId) {
+        self.entries.push_back((t, true));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// __wake_up_common: wake waiters from the head until `nr_exclusive` exclusive ones
+    /// have been woken (0 = no limit). Returns how many were woken.
+    pub fn wake(&mut self, w: &mut Waker, nr_exclusive: usize, flags: u32) -> usize {
+        let mut woken = 0;
+        let mut exclusive = 0;
+        while let Some((t, excl)) = self.entries.pop_front() {
+            w.wake(t, flags);
+            woken += 1;
+            if excl {
+                exclusive += 1;
+                if nr_exclusive > 0 && exclusive == nr_exclusive {
+                    break;
+                }
+            }
+        }
+        woken
+    }
+}
 
 /// One object's state.
 #[derive(Debug, Clone)]
 pub enum ObjState {
-    Pipe {
-        capacity: u64,
-        buffered: u64,
-        readers: VecDeque<TaskId>,
-        writers: VecDeque<TaskId>,
-    },
+    Pipe(Pipe),
+    UnixStream(UnixStream),
     Mutex {
         owner: Option<TaskId>,
         waiters: VecDeque<TaskId>,
@@ -69,12 +116,8 @@ pub enum ObjState {
 impl ObjState {
     pub fn new(spec: &ObjectSpec) -> ObjState {
         match *spec {
-            ObjectSpec::Pipe { capacity } => ObjState::Pipe {
-                capacity,
-                buffered: 0,
-                readers: VecDeque::new(),
-                writers: VecDeque::new(),
-            },
+            ObjectSpec::Pipe { slots } => ObjState::Pipe(Pipe::new(slots)),
+            ObjectSpec::UnixStream { sndbuf } => ObjState::UnixStream(UnixStream::new(sndbuf)),
             ObjectSpec::Mutex => ObjState::Mutex {
                 owner: None,
                 waiters: VecDeque::new(),
@@ -114,81 +157,43 @@ pub struct OpProgress {
     pub waiting_for: Option<u64>,
 }
 
-/// write(2) to a pipe: as much as fits (all-or-nothing up to PIPE_BUF).
-pub fn pipe_write(
+/// write(2) of `bytes` to a pipe or stream socket (the rest of it, when resumed).
+pub fn stream_write(
     w: &mut Waker,
     obj: &mut ObjState,
     prog: &mut OpProgress,
     p: TaskId,
     bytes: u64,
 ) -> Outcome {
-    let ObjState::Pipe {
-        capacity,
-        buffered,
-        readers,
-        writers,
-    } = obj
-    else {
-        unreachable!("validated: a write targets a pipe");
-    };
-    let left = prog.bytes_left.unwrap_or(bytes);
-    let room = *capacity - *buffered;
-    // Atomicity is a property of the whole write(2), not of what is left of it.
-    let n = if bytes <= PIPE_BUF && room < left {
-        0
-    } else {
-        left.min(room)
-    };
-    *buffered += n;
-    if n > 0 {
-        // pipe_write → wake_up_interruptible_sync_poll: readers, WF_SYNC.
-        w.wake_all(readers, wf::SYNC);
+    match obj {
+        ObjState::Pipe(pipe) => pipe.write(w, prog, p, bytes),
+        ObjState::UnixStream(sock) => sock.write(w, prog, p, bytes),
+        _ => unreachable!("validated: a write targets a pipe or socket"),
     }
-    transfer_done(prog, left, n, writers, p)
 }
 
-/// Read `bytes` in full from a pipe, over as many partial reads as it takes.
-pub fn pipe_read(
+/// Read `bytes` in full from a pipe or stream socket, over as many read(2)s as it takes.
+pub fn stream_read(
     w: &mut Waker,
     obj: &mut ObjState,
     prog: &mut OpProgress,
     p: TaskId,
     bytes: u64,
 ) -> Outcome {
-    let ObjState::Pipe {
-        buffered,
-        readers,
-        writers,
-        ..
-    } = obj
-    else {
-        unreachable!("validated: a read targets a pipe");
-    };
-    let left = prog.bytes_left.unwrap_or(bytes);
-    let n = left.min(*buffered);
-    *buffered -= n;
-    if n > 0 {
-        // pipe_read makes room: writers waiting for it are woken, WF_SYNC.
-        w.wake_all(writers, wf::SYNC);
+    match obj {
+        ObjState::Pipe(pipe) => pipe.read(w, prog, p, bytes),
+        ObjState::UnixStream(sock) => sock.read(w, prog, p, bytes),
+        _ => unreachable!("validated: a read targets a pipe or socket"),
     }
-    transfer_done(prog, left, n, readers, p)
 }
 
-/// After moving `n` of the `left` bytes: done, or remember the rest and wait in `queue`.
-fn transfer_done(
-    prog: &mut OpProgress,
-    left: u64,
-    n: u64,
-    queue: &mut std::collections::VecDeque<TaskId>,
-    p: TaskId,
-) -> Outcome {
-    if n == left {
-        prog.bytes_left = None;
-        return Outcome::Done;
+/// poll(POLLIN) on a pipe or stream socket: done once it holds data, which stays.
+pub fn stream_poll(obj: &mut ObjState, p: TaskId) -> Outcome {
+    match obj {
+        ObjState::Pipe(pipe) => pipe.poll(p),
+        ObjState::UnixStream(sock) => sock.poll(p),
+        _ => unreachable!("validated: poll targets a pipe or socket"),
     }
-    prog.bytes_left = Some(left - n);
-    queue.push_back(p);
-    Outcome::Block
 }
 
 pub fn mutex_lock(obj: &mut ObjState, p: TaskId) -> Outcome {
@@ -286,22 +291,6 @@ pub fn queue_signal(w: &mut Waker, obj: &mut ObjState, all: bool) {
     } else if let Some(t) = waiters.pop_front() {
         w.wake(t, 0);
     }
-}
-
-/// poll(POLLIN) on a pipe: done once it holds data; the pipe's data stays.
-pub fn pipe_poll(obj: &mut ObjState, p: TaskId) -> Outcome {
-    let ObjState::Pipe {
-        buffered, readers, ..
-    } = obj
-    else {
-        unreachable!("validated: poll targets a pipe");
-    };
-    if *buffered > 0 {
-        return Outcome::Done;
-    }
-    // The poll wait queue is the readers' one (pipe->rd_wait): writes wake it, WF_SYNC.
-    readers.push_back(p);
-    Outcome::Block
 }
 
 /// Post a semaphore: the count rises (up to `max`) and one waiter wakes to retry.
