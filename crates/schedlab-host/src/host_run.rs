@@ -29,6 +29,15 @@ pub struct HostOptions {
     pub cgroup_dirs: Vec<Option<std::path::PathBuf>>,
 }
 
+/// How fast a thread's `run` loop went over the whole rep: its calibrated work ÷ its CPU
+/// time (none when it ran no `run` work worth measuring).
+fn run_speed(work_ns: u64, stat: &ThreadStat) -> Vec<f32> {
+    if work_ns < 1_000_000 || stat.cpu_time_ns == 0 {
+        return Vec::new();
+    }
+    vec![(work_ns as f64 / stat.cpu_time_ns as f64) as f32]
+}
+
 /// One task as measured on the host.
 #[derive(Debug, Clone)]
 pub struct HostTask {
@@ -38,6 +47,7 @@ pub struct HostTask {
     pub timer_lat_ns: Vec<u64>,
     /// tracefs sched_waking → sched_switch (ns), when traced.
     pub wake_lat_ns: Option<Vec<u64>>,
+    /// Calibrated `run` work ÷ CPU time, per thread and rep (1.0 = as calibrated).
     pub run_speed: Vec<f32>,
 }
 
@@ -200,7 +210,7 @@ fn drive(
                 .as_ref()
                 .map(|w| w.get(&r.tid).cloned().unwrap_or_default()),
             timer_lat_ns: r.timer_lat_ns,
-            run_speed: r.run_speed,
+            run_speed: run_speed(r.run_work_ns, &stat),
         });
     }
     Ok(HostRep {

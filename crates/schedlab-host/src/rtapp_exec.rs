@@ -76,8 +76,9 @@ pub struct TaskRecord {
     pub tid: i32,
     /// Timer wake-ups: how late the thread ran after the expiry it slept for, ns.
     pub timer_lat_ns: Vec<u64>,
-    /// Per `run` op: calibrated work ÷ thread CPU time it took (1.0 = as calibrated).
-    pub run_speed: Vec<f32>,
+    /// Calibrated work of the `run` ops done so far, ns (÷ the thread's CPU time = how
+    /// fast the loop went; the parent reads the CPU time from procfs).
+    pub run_work_ns: u64,
     /// Attribute changes the kernel refused.
     pub warnings: Vec<String>,
     /// The thread's own counters just after the start gate (subtracted from the totals).
@@ -395,16 +396,11 @@ impl Thread<'_> {
         while pc < prog.len() {
             match &prog[pc] {
                 Op::Run { work_ns } => {
-                    let loops_n = (*work_ns as f64 / sh.ns_per_loop) as u64;
-                    let c0 = thread_cpu_ns();
-                    spin_loops(loops_n);
-                    let used = thread_cpu_ns().saturating_sub(c0);
-                    if used > 0 && *work_ns >= 100_000 {
-                        let mut r = self.record();
-                        if r.run_speed.len() < 100_000 {
-                            r.run_speed.push((*work_ns as f64 / used as f64) as f32);
-                        }
-                    }
+                    // No syscall around the loop, as in rt-app: reading the thread's CPU
+                    // clock runs update_curr(), and a task past its slice would be
+                    // preempted on that syscall's return — a behaviour rt-app lacks.
+                    spin_loops((*work_ns as f64 / sh.ns_per_loop) as u64);
+                    self.record().run_work_ns += work_ns;
                 }
                 Op::RunWall { ns } => {
                     let end = now_ns() + ns;

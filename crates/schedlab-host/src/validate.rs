@@ -266,7 +266,7 @@ fn speed_note(reps: &[HostRep], ns_per_loop: f64) -> Option<String> {
     v.sort_by(|a, b| a.total_cmp(b));
     let q = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
     Some(format!(
-        "compute loop (`run`): calibrated {:.2} ns/loop at the fastest speed seen; work done per CPU-ns over {} run ops: min {:.2}, p5 {:.2}, median {:.2}, p95 {:.2}, max {:.2} (1.00 = as calibrated; below 1 the vCPU ran slower, so `run` took more CPU time than its µs)",
+        "compute loop (`run`): calibrated {:.2} ns/loop at the fastest speed seen; work done per CPU-ns over {} thread-runs (a thread's calibrated run work ÷ its CPU time): min {:.2}, p5 {:.2}, median {:.2}, p95 {:.2}, max {:.2} (1.00 = as calibrated; below 1 the vCPU ran slower, so `run` took more CPU time than its µs)",
         ns_per_loop,
         v.len(),
         q(0.0),
