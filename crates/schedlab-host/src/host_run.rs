@@ -210,7 +210,7 @@ fn drive(
                 .as_ref()
                 .map(|w| w.get(&r.tid).cloned().unwrap_or_default()),
             timer_lat_ns: r.timer_lat_ns,
-            run_speed: run_speed(r.run_work_ns, &stat),
+            run_speed: run_speed(r.run_work_ns, stat),
         });
     }
     Ok(HostRep {

@@ -89,6 +89,10 @@ impl WakeupLatencies {
 }
 
 impl SchedObserver for WakeupLatencies {
+    fn tracepoints(&self) -> u32 {
+        crate::sched::tracepoints::tp::SWITCH
+    }
+
     fn sched_switch(
         &mut self,
         s: &Sched,

@@ -89,6 +89,7 @@ impl Sched {
             util_est_log: None,
             lb: Default::default(),
             observers: Vec::new(),
+            observed: 0,
             groups: Vec::new(),
         };
         s.groups.push(super::fair::group::TaskGroup::root(n));

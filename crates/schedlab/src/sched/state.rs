@@ -454,6 +454,8 @@ pub struct Sched {
     pub lb: super::fair::balance::SchedBalance,
     /// Observers of the tracepoints (trace writers, statistics). Observation only.
     pub observers: Vec<Box<dyn super::tracepoints::SchedObserver>>,
+    /// The union of the observers' tracepoint bits.
+    pub observed: u32,
     /// Task groups; index 0 is the root group (the flat per-CPU runqueues).
     pub groups: Vec<super::fair::group::TaskGroup>,
 }

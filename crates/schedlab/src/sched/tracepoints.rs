@@ -6,8 +6,27 @@ use super::{Sched, TaskId};
 use crate::machine::CpuId;
 use std::any::Any;
 
+/// Tracepoint bits for [`SchedObserver::tracepoints`].
+pub mod tp {
+    pub const SWITCH: u32 = 1 << 0;
+    pub const YIELD: u32 = 1 << 1;
+    pub const WAKING: u32 = 1 << 2;
+    pub const WAKEUP: u32 = 1 << 3;
+    pub const MIGRATE: u32 = 1 << 4;
+    pub const EXIT: u32 = 1 << 5;
+    pub const FREQUENCY: u32 = 1 << 6;
+    pub const TICK: u32 = 1 << 7;
+    pub const ALL: u32 = (1 << 8) - 1;
+}
+
 /// What an observer can attach to. Every method has an empty default.
 pub trait SchedObserver: Any {
+    /// The tracepoints this observer implements (`tp::*` bits); the others are not
+    /// called, so an unobserved tracepoint costs one branch.
+    fn tracepoints(&self) -> u32 {
+        tp::ALL
+    }
+
     /// sched_switch, from __schedule before the switch (rq.curr is still `prev`);
     /// `preempt`: prev stays runnable.
     fn sched_switch(
@@ -38,6 +57,7 @@ pub trait SchedObserver: Any {
 impl Sched {
     /// Attach an observer; it sees every tracepoint from now on.
     pub fn attach_observer(&mut self, o: Box<dyn SchedObserver>) {
+        self.observed |= o.tracepoints();
         self.observers.push(o);
     }
 
@@ -55,6 +75,7 @@ impl Sched {
             .iter()
             .position(|o| (o.as_ref() as &dyn Any).is::<T>())?;
         let o: Box<dyn Any> = self.observers.remove(i);
+        self.observed = self.observers.iter().fold(0, |m, o| m | o.tracepoints());
         o.downcast::<T>().ok()
     }
 
@@ -76,56 +97,56 @@ impl Sched {
         next: Option<TaskId>,
         preempt: bool,
     ) {
-        if !self.observers.is_empty() {
+        if self.observed & tp::SWITCH != 0 {
             self.notify(|o, s| o.sched_switch(s, cpu, prev, next, preempt));
         }
     }
 
     #[inline(always)]
     pub(crate) fn trace_sched_yield(&mut self, cpu: CpuId) {
-        if !self.observers.is_empty() {
+        if self.observed & tp::YIELD != 0 {
             self.notify(|o, s| o.sched_yield(s, cpu));
         }
     }
 
     #[inline(always)]
     pub(crate) fn trace_sched_waking(&mut self, p: TaskId, waking_cpu: CpuId) {
-        if !self.observers.is_empty() {
+        if self.observed & tp::WAKING != 0 {
             self.notify(|o, s| o.sched_waking(s, p, waking_cpu));
         }
     }
 
     #[inline(always)]
     pub(crate) fn trace_sched_wakeup(&mut self, p: TaskId, cpu: CpuId, new: bool) {
-        if !self.observers.is_empty() {
+        if self.observed & tp::WAKEUP != 0 {
             self.notify(|o, s| o.sched_wakeup(s, p, cpu, new));
         }
     }
 
     #[inline(always)]
     pub(crate) fn trace_sched_migrate_task(&mut self, p: TaskId, dest: CpuId) {
-        if !self.observers.is_empty() {
+        if self.observed & tp::MIGRATE != 0 {
             self.notify(|o, s| o.sched_migrate_task(s, p, dest));
         }
     }
 
     #[inline(always)]
     pub(crate) fn trace_sched_process_exit(&mut self, cpu: CpuId) {
-        if !self.observers.is_empty() {
+        if self.observed & tp::EXIT != 0 {
             self.notify(|o, s| o.sched_process_exit(s, cpu));
         }
     }
 
     #[inline(always)]
     pub(crate) fn trace_cpu_frequency(&mut self, domain: usize) {
-        if !self.observers.is_empty() {
+        if self.observed & tp::FREQUENCY != 0 {
             self.notify(|o, s| o.cpu_frequency(s, domain));
         }
     }
 
     #[inline(always)]
     pub(crate) fn trace_sched_tick(&mut self, cpu: CpuId) {
-        if !self.observers.is_empty() {
+        if self.observed & tp::TICK != 0 {
             self.notify(|o, s| o.sched_tick(s, cpu));
         }
     }
