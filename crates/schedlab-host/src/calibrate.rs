@@ -296,6 +296,40 @@ fn mac_ps(samples: usize, gap_ms: u64) -> Vec<f64> {
     out
 }
 
+/// Multiply-adds per schbench request with its defaults (`-F 256 -n 5`): 5 × n³ with n
+/// from a 256 KiB footprint of three n×n double matrices.
+fn schbench_macs_per_request() -> f64 {
+    let n = (256.0f64 * 1024.0 / 3.0 / 8.0).sqrt() as u64;
+    (5 * n * n * n) as f64
+}
+
+/// The real schbench's cost per multiply-add: one worker (`-m 1 -t 1`) for 1 s, its
+/// fastest request is the request's work alone. None when schbench is not installed.
+fn schbench_mac_ps() -> Option<Vec<f64>> {
+    let bin = crate::tools::which("schbench")?;
+    let out = std::process::Command::new("timeout")
+        .args(["10"])
+        .arg(bin)
+        .args(["-m", "1", "-t", "1", "-r", "1", "-F", "256", "-n", "5"])
+        .output()
+        .ok()?;
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let min_us = schbench_min_request_us(&text)?;
+    Some(vec![min_us * 1e6 / schbench_macs_per_request()])
+}
+
+/// The `min=` of schbench's "Request Latencies" block, µs.
+fn schbench_min_request_us(text: &str) -> Option<f64> {
+    let block = text.split("Request Latencies").nth(1)?;
+    let at = block.find("min=")? + 4;
+    let digits: String = block[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
 /// The executor's compute loop, ns per unit, one sample every `gap_ms`.
 fn spin_ns(samples: usize, gap_ms: u64) -> Vec<f64> {
     (0..samples)
@@ -513,7 +547,9 @@ pub fn calibrate(quick: bool) -> Calibration {
     measures.push(Measure {
         key: "schbench_mac_ps",
         unit: "ps",
-        samples: mac_ps(10 * k, 50),
+        // schbench's own loop when it is installed: compilers and loop shapes differ by
+        // ~1.7x on this host (0.50 vs 0.29 ns per multiply-add).
+        samples: schbench_mac_ps().unwrap_or_else(|| mac_ps(10 * k, 50)),
     });
     measures.push(Measure {
         key: "spin_loop_ps",
@@ -665,5 +701,19 @@ mod tests {
         let v: toml::Table = toml::from_str(&toml_tables(&c)).unwrap();
         assert_eq!(v["kernel"]["hz"].as_integer(), Some(250));
         assert_eq!(v["calibration"]["context_switch_ns"].as_float(), Some(2.0));
+    }
+
+    #[test]
+    fn schbench_request_minimum_gives_the_mac_cost() {
+        let out = "Wakeup Latencies percentiles (usec) runtime 2 (s) (617 total samples)\n\
+                   \t  min=1, max=786\n\
+                   Request Latencies percentiles (usec) runtime 2 (s) (617 total samples)\n\
+                   \t  50.0th: 2972       (380 samples)\n\
+                   \t  min=2819, max=3326\n";
+        assert_eq!(schbench_min_request_us(out), Some(2819.0));
+        assert_eq!(schbench_min_request_us("no blocks"), None);
+        // 104³ × 5 multiply-adds in 2819 µs: 0.50 ns each.
+        let ps = 2819.0 * 1e6 / schbench_macs_per_request();
+        assert!((ps - 501.0).abs() < 1.0, "{ps}");
     }
 }
