@@ -5,7 +5,6 @@
 mod common;
 use common::*;
 use schedlab::metrics::latency::LatencySummary;
-use schedlab::sched::SwitchRecord;
 use schedlab::workload::{Op, Policy};
 
 /// Context-switch cost: the latency of a wake-up that preempts at once.
@@ -21,14 +20,7 @@ fn hog_runs(features: &str) -> Vec<u64> {
         &sc,
         vec![hog("a", 0, Some(vec![0])), hog("b", 0, Some(vec![0]))],
     );
-    s.sched.switch_log = Some(Vec::new());
-    s.run();
-    assert_eq!(
-        s.sched.invariant_violations, 0,
-        "{:?}",
-        s.sched.invariant_messages
-    );
-    let log: Vec<SwitchRecord> = s.sched.switch_log.take().unwrap();
+    let log = run_logging_switches(&mut s);
     log.windows(2).skip(2).map(|w| w[1].at - w[0].at).collect()
 }
 

@@ -8,7 +8,6 @@ use schedlab::experiment::run::{execute, prepare};
 use schedlab::experiment::Scenario;
 use schedlab::sched::features::{Feature, Features};
 use schedlab::sched::version::KernelVersion;
-use schedlab::sched::SwitchRecord;
 use schedlab::simulation::Simulation;
 use schedlab::workload::{Op, Policy};
 
@@ -134,14 +133,7 @@ fn cfs_runs(machine: &str, hogs: usize, sysctl: &[&str]) -> Vec<u64> {
         .map(|i| hog(&format!("h{i}"), 0, Some(vec![0])))
         .collect();
     let mut s = sim(&sc, tasks);
-    s.sched.switch_log = Some(Vec::new());
-    s.run();
-    assert_eq!(
-        s.sched.invariant_violations, 0,
-        "{:?}",
-        s.sched.invariant_messages
-    );
-    let log: Vec<SwitchRecord> = s.sched.switch_log.take().unwrap();
+    let log = run_logging_switches(&mut s);
     log.windows(2)
         .skip(2 * hogs)
         .map(|w| w[1].at - w[0].at)

@@ -3,7 +3,6 @@
 mod common;
 use common::*;
 use schedlab::experiment::PreemptModel;
-use schedlab::sched::SwitchRecord;
 
 /// Run pinned hogs on CPU 0 of smp:2 and return each task's run lengths in order
 /// (first and last run dropped: they are cut by start-up and the time limit).
@@ -21,14 +20,7 @@ fn runs_with(nices: &[i32], preempt: PreemptModel, hz: u32, features: &str) -> V
         .map(|(i, &n)| hog(&format!("t{i}"), n, Some(vec![0])))
         .collect();
     let mut s = sim(&sc, tasks);
-    s.sched.switch_log = Some(Vec::new());
-    s.run();
-    assert_eq!(
-        s.sched.invariant_violations, 0,
-        "{:?}",
-        s.sched.invariant_messages
-    );
-    let log: Vec<SwitchRecord> = s.sched.switch_log.take().unwrap();
+    let log = run_logging_switches(&mut s);
     let mut out = Vec::new();
     for w in log.windows(2) {
         assert_eq!(w[0].cpu, 0, "nothing runs on CPU 1");

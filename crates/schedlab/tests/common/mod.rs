@@ -93,6 +93,18 @@ pub fn sim(sc: &Scenario, tasks: Vec<TaskSpec>) -> Simulation {
     s
 }
 
+/// Run `s` to its end with the switch log on; fails the test on any invariant violation.
+pub fn run_logging_switches(s: &mut Simulation) -> Vec<schedlab::sched::SwitchRecord> {
+    s.sched.switch_log = Some(Vec::new());
+    s.run();
+    assert_eq!(
+        s.sched.invariant_violations, 0,
+        "{:?}",
+        s.sched.invariant_messages
+    );
+    s.sched.switch_log.take().unwrap()
+}
+
 pub fn with_preempt(mut sc: Scenario, p: PreemptModel) -> Scenario {
     sc.preempt = p;
     sc
