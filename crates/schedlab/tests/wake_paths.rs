@@ -196,3 +196,64 @@ fn no_wake_affine_domain_across_far_numa_keeps_the_wakee_near_prev() {
     assert_eq!(s.sched.placement.move_affine, 0);
     assert_eq!(cpu, 100, "idle prev kept");
 }
+
+/// A waiter pinned to idle CPU 1, woken from CPU 0: the state of CPU 1 the moment the
+/// wake-up is issued, and when the waiter first runs.
+fn remote_wake_of_an_idle_cpu(features: &str) -> ((u32, u32), u64) {
+    use schedlab::sched::TaskState;
+    use schedlab::workload::program::ObjectSpec;
+    use schedlab::workload::{TaskSpec, Workload};
+    let mut sc = scenario("smp:2", 1);
+    sc.features = features.into();
+    let waiter = TaskSpec::new("waiter", vec![Op::Wait { obj: 0 }, Op::Run { work_ns: MS }])
+        .cpus(Some(vec![1]));
+    let waker = TaskSpec::new(
+        "waker",
+        vec![Op::Run { work_ns: MS }, Op::Signal { obj: 0 }],
+    )
+    .cpus(Some(vec![0]));
+    let wl = Workload {
+        tasks: vec![waiter, waker],
+        objects: vec![ObjectSpec::WaitQueue],
+        ..Workload::default()
+    };
+    let mut s = schedlab::experiment::run::prepare(&sc, wl).unwrap();
+    s.set_invariant_every(1);
+    let mut t = MS / 2;
+    s.run_until(t);
+    assert_eq!(
+        s.sched.tasks[0].state,
+        TaskState::Sleeping,
+        "the waiter waits"
+    );
+    while s.sched.tasks[0].state == TaskState::Sleeping {
+        t += US / 10;
+        s.run_until(t);
+    }
+    let at_wake = (s.sched.rqs[1].nr_running, s.sched.rqs[1].ttwu_pending);
+    let woken = s.sched.now;
+    while s.sched.rqs[1].curr != Some(0) {
+        t += US / 10;
+        s.run_until(t);
+    }
+    s.run();
+    assert_eq!(
+        s.sched.invariant_violations, 0,
+        "{:?}",
+        s.sched.invariant_messages
+    );
+    (at_wake, s.sched.now.min(t) - woken)
+}
+
+#[test]
+fn ttwu_queue_sends_wake_ups_to_idle_cpus_by_ipi() {
+    // TTWU_QUEUE: the idle target activates the task itself when the IPI arrives;
+    // without it the waker enqueues it there at once and kicks the CPU.
+    let (queued, delay_q) = remote_wake_of_an_idle_cpu("");
+    assert_eq!(queued, (0, 1), "on the wake list, not yet on the runqueue");
+    let (direct, delay_d) = remote_wake_of_an_idle_cpu("NO_TTWU_QUEUE");
+    assert_eq!(direct, (1, 0), "enqueued by the waker");
+    // Either way the CPU runs it after the IPI and its idle exit.
+    assert_eq!(delay_q, delay_d);
+    assert!(delay_q >= 5 * US, "{delay_q}");
+}

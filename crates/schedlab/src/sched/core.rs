@@ -323,12 +323,14 @@ impl Sched {
 
     /// ttwu_queue: activate now, or after the IPI / idle-exit delay of the target CPU.
     /// A busy remote CPU that shares the waker's cache is enqueued by the waker itself
-    /// (ttwu_queue_cond), so its wake-up preemption is a remote request.
+    /// (ttwu_queue_cond), so its wake-up preemption is a remote request; without
+    /// TTWU_QUEUE every remote wake-up is (an idle target is then kicked by resched_curr).
     fn ttwu_queue(&mut self, p: TaskId, cpu: CpuId, waking_cpu: CpuId) {
-        if cpu != waking_cpu
-            && self.rqs[cpu].nr_running > 0
-            && self.cpus_share_cache(waking_cpu, cpu)
-        {
+        let direct = !self
+            .features
+            .on(crate::sched::features::Feature::TTWU_QUEUE)
+            || (self.rqs[cpu].nr_running > 0 && self.cpus_share_cache(waking_cpu, cpu));
+        if cpu != waking_cpu && direct {
             self.ttwu_do_activate(p, cpu);
             return;
         }
