@@ -296,6 +296,32 @@ fn mac_ps(samples: usize, gap_ms: u64) -> Vec<f64> {
     out
 }
 
+/// Housekeeping runs per CPU per second on this (idle) host: context switches over
+/// `ms` (/proc/stat `ctxt`), two per run (in and out), shared by the CPUs. Feeds the
+/// scenario's `[noise] housekeeping_hz`.
+fn housekeeping_hz(ms: u64) -> Option<f64> {
+    let ctxt = || -> Option<u64> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        parse_ctxt(&stat)
+    };
+    let a = ctxt()?;
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    let b = ctxt()?;
+    Some(housekeeping_rate(b.saturating_sub(a), ms, nr_cpus()))
+}
+
+/// The `ctxt` line of /proc/stat.
+fn parse_ctxt(stat: &str) -> Option<u64> {
+    stat.lines()
+        .find_map(|l| l.strip_prefix("ctxt "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// Runs per CPU per second from `switches` context switches in `ms` on `cpus` CPUs.
+fn housekeeping_rate(switches: u64, ms: u64, cpus: usize) -> f64 {
+    switches as f64 / 2.0 / cpus.max(1) as f64 * 1000.0 / ms as f64
+}
+
 /// Multiply-adds per schbench request with its defaults (`-F 256 -n 5`): 5 × n³ with n
 /// from a 256 KiB footprint of three n×n double matrices.
 fn schbench_macs_per_request() -> f64 {
@@ -475,6 +501,8 @@ pub fn kernel_settings() -> KernelSettings {
 /// Measure everything; `quick` takes fewer samples (validate's own calibration).
 pub fn calibrate(quick: bool) -> Calibration {
     let k = if quick { 1 } else { 4 };
+    // First, while this process is still idle: the host's own background activity.
+    let housekeeping: Vec<f64> = (0..k).filter_map(|_| housekeeping_hz(500)).collect();
     let (pw1, pr1) = message_costs(false, 1, 10 * k);
     let (pw, pr) = message_costs(false, 100, 10 * k);
     let (sw, sr) = message_costs(true, 100, 10 * k);
@@ -488,6 +516,11 @@ pub fn calibrate(quick: bool) -> Calibration {
     let cs: Vec<f64> = rt.iter().map(|&x| context_switch_ns(x, w1, r1)).collect();
     let cs_med = crate::compare::summary(&cs).0;
     let mut measures = vec![
+        Measure {
+            key: "housekeeping_hz",
+            unit: "1/s per CPU",
+            samples: housekeeping,
+        },
         Measure {
             key: "context_switch_ns",
             unit: "ns",
@@ -715,5 +748,14 @@ mod tests {
         // 104³ × 5 multiply-adds in 2819 µs: 0.50 ns each.
         let ps = 2819.0 * 1e6 / schbench_macs_per_request();
         assert!((ps - 501.0).abs() < 1.0, "{ps}");
+    }
+
+    #[test]
+    fn housekeeping_rate_from_recorded_proc_stat() {
+        let stat = "cpu  1 2 3\nintr 5\nctxt 123456\nbtime 1\n";
+        assert_eq!(parse_ctxt(stat), Some(123456));
+        assert_eq!(parse_ctxt("cpu 1\n"), None);
+        // 89 switches a second on 2 CPUs (this host, idle): 22.25 runs per CPU.
+        assert_eq!(housekeeping_rate(178, 2000, 2), 22.25);
     }
 }

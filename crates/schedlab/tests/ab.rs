@@ -31,6 +31,7 @@ fn scenario(dir: &Path) -> Scenario {
         noise: Noise {
             start_jitter_ns: 5_000_000,
             work_jitter_ppm: 50_000,
+            ..Noise::default()
         },
         ..Scenario::default()
     }

@@ -111,6 +111,9 @@ pub fn prepare_on(
     scenario
         .noise
         .apply_start_jitter(scenario.seed, &mut workload);
+    if let Some(hk) = scenario.noise.housekeeping(scenario.seed, n) {
+        workload.merge(hk);
+    }
     let mut sim = Simulation::with_kernel(
         machine,
         features,

@@ -366,9 +366,25 @@ fn noise(v: &Value, src: Source) -> Result<super::noise::Noise, InputError> {
                 }
                 n.work_jitter_ppm = (pct * 10_000.0).round() as u32;
             }
+            "housekeeping_hz" => match v {
+                Value::Integer(i) if (0..=10_000).contains(i) => n.housekeeping_hz = *i as u32,
+                other => {
+                    return Err(wrong_type(
+                        &place,
+                        "wake-ups per CPU per second, 0 to 10000",
+                        other,
+                    ))
+                }
+            },
+            "housekeeping_run" => {
+                let s = string(v, &|| place.clone())?;
+                n.housekeeping_run_ns =
+                    parse_duration(&s).map_err(|m| InputError::new(&place, m))?;
+            }
             _ => {
-                return Err(InputError::new(&place, "unknown noise key")
-                    .with_fix("known keys: start_jitter, work_jitter_pct"))
+                return Err(InputError::new(&place, "unknown noise key").with_fix(
+                    "known keys: start_jitter, work_jitter_pct, housekeeping_hz, housekeeping_run",
+                ))
             }
         }
     }
