@@ -250,6 +250,22 @@ fn per_s(count: u64, ns: u64) -> f64 {
     }
 }
 
+/// A simulated housekeeping thread (`[noise] housekeeping_hz`), not part of the workload.
+fn is_housekeeping(comm: &str) -> bool {
+    comm.starts_with("kworker/")
+}
+
+/// The simulated perf totals without the housekeeping threads (`kworker/N:1`, pinned, so
+/// they add no migrations).
+fn workload_perf(r: &RunResult) -> schedlab::metrics::PerfStat {
+    let mut p = r.perf.clone();
+    for t in r.tasks.iter().filter(|t| is_housekeeping(&t.comm)) {
+        p.context_switches -= t.nr_switches;
+        p.task_clock_ns -= t.cpu_time_ns;
+    }
+    p
+}
+
 /// How fast the calibrated `run` loop actually went, over every `run` op of every rep.
 fn speed_note(reps: &[HostRep], ns_per_loop: f64) -> Option<String> {
     let mut v: Vec<f64> = reps
@@ -281,7 +297,12 @@ fn speed_note(reps: &[HostRep], ns_per_loop: f64) -> Option<String> {
 /// perf-stat totals.
 fn task_rows(reps: &[HostRep], sims: &[RunResult], notes: &mut Vec<String>) -> Vec<Row> {
     let mut rows = Vec::new();
-    let names: Vec<String> = sims[0].tasks.iter().map(|t| t.comm.clone()).collect();
+    let names: Vec<String> = sims[0]
+        .tasks
+        .iter()
+        .filter(|t| !is_housekeeping(&t.comm))
+        .map(|t| t.comm.clone())
+        .collect();
     let traced = reps
         .iter()
         .all(|r| r.tasks.iter().all(|t| t.wake_lat_ns.is_some()));
@@ -419,9 +440,11 @@ fn task_rows(reps: &[HostRep], sims: &[RunResult], notes: &mut Vec<String>) -> V
                 .map(|r| per_s(f(r.perf.as_ref().unwrap_or(&Default::default())), r.wall_ns))
                 .collect()
         };
+        // The simulated housekeeping threads (`[noise] housekeeping_hz`) are not part of
+        // the workload the host's per-process counters see: leave them out.
         let sp = |f: &dyn Fn(&schedlab::metrics::PerfStat) -> u64| -> Vec<f64> {
             sims.iter()
-                .map(|s| per_s(f(&s.perf), s.sim.time_ns))
+                .map(|s| per_s(f(&workload_perf(s)), s.sim.time_ns))
                 .collect()
         };
         rows.push(row(
