@@ -472,3 +472,35 @@ fn task_rows(reps: &[HostRep], sims: &[RunResult], notes: &mut Vec<String>) -> V
     }
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schedlab::workload::{Op, TaskSpec, Workload};
+
+    #[test]
+    fn simulated_housekeeping_is_left_out_of_the_workload_totals() {
+        let mut sc = Scenario {
+            machine: "smp:1".into(),
+            duration_ns: Some(1_000_000_000),
+            ..Scenario::default()
+        };
+        sc.noise.housekeeping_hz = 50;
+        let hog = TaskSpec::new(
+            "hog",
+            vec![Op::Run {
+                work_ns: 10_000_000_000,
+            }],
+        );
+        let wl = Workload {
+            tasks: vec![hog],
+            ..Workload::default()
+        };
+        let r = run_workload(&sc, wl).unwrap();
+        assert!(is_housekeeping(&r.tasks[1].comm) && !is_housekeeping(&r.tasks[0].comm));
+        let p = workload_perf(&r);
+        assert!(r.tasks[1].nr_switches > 0);
+        assert_eq!(p.context_switches, r.tasks[0].nr_switches);
+        assert_eq!(p.task_clock_ns, r.tasks[0].cpu_time_ns);
+    }
+}
