@@ -575,7 +575,6 @@ impl Sched {
         self.tasks[p].sim.work = Work::None;
         self.arm_work(cpu);
         self.yield_task_fair(cpu);
-        self.trace_sched_yield(cpu);
         self.schedule(cpu, true);
     }
 

@@ -1,17 +1,20 @@
 //! The preemption model (CONFIG_PREEMPT_NONE / _VOLUNTARY / _FULL / _LAZY, or the boot
 //! parameter preempt= under CONFIG_PREEMPT_DYNAMIC; kernel/sched/core.c).
 
-/// Kernel preemption models (CONFIG_PREEMPT_*; `--preempt`).
+/// Kernel preemption models (CONFIG_PREEMPT_*; `--preempt`). They differ in how kernel
+/// code is preempted; tasks here run in user mode, where every model acts on need_resched
+/// at the next return to user mode (docs/model.md, Preemption models).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PreemptModel {
-    /// A running task is switched only at a tick or when it blocks.
+    /// Kernel code is never preempted (CONFIG_PREEMPT_NONE).
     None,
-    /// As `None`, plus at the task's next kernel entry (the end of its current op).
+    /// Kernel code is preempted at its cond_resched() points (CONFIG_PREEMPT_VOLUNTARY).
     Voluntary,
-    /// need_resched takes effect at once.
+    /// Kernel code is preempted at once (CONFIG_PREEMPT).
     #[default]
     Full,
-    /// Fair-class requests are lazy: they take effect at the next tick; others at once.
+    /// Fair-class requests set TIF_NEED_RESCHED_LAZY: no IPI to another CPU; promoted at
+    /// the tick (CONFIG_PREEMPT_LAZY, v6.13).
     Lazy,
 }
 

@@ -9,14 +9,13 @@ use std::any::Any;
 /// Tracepoint bits for [`SchedObserver::tracepoints`].
 pub mod tp {
     pub const SWITCH: u32 = 1 << 0;
-    pub const YIELD: u32 = 1 << 1;
-    pub const WAKING: u32 = 1 << 2;
-    pub const WAKEUP: u32 = 1 << 3;
-    pub const MIGRATE: u32 = 1 << 4;
-    pub const EXIT: u32 = 1 << 5;
-    pub const FREQUENCY: u32 = 1 << 6;
-    pub const TICK: u32 = 1 << 7;
-    pub const ALL: u32 = (1 << 8) - 1;
+    pub const WAKING: u32 = 1 << 1;
+    pub const WAKEUP: u32 = 1 << 2;
+    pub const MIGRATE: u32 = 1 << 3;
+    pub const EXIT: u32 = 1 << 4;
+    pub const FREQUENCY: u32 = 1 << 5;
+    pub const TICK: u32 = 1 << 6;
+    pub const ALL: u32 = (1 << 7) - 1;
 }
 
 /// What an observer can attach to. Every method has an empty default.
@@ -38,8 +37,6 @@ pub trait SchedObserver: Any {
         _preempt: bool,
     ) {
     }
-    /// do_sched_yield on `cpu`, before its schedule().
-    fn sched_yield(&mut self, _s: &Sched, _cpu: CpuId) {}
     /// sched_waking, at the start of try_to_wake_up on the waking CPU.
     fn sched_waking(&mut self, _s: &Sched, _p: TaskId, _waking_cpu: CpuId) {}
     /// sched_wakeup / sched_wakeup_new (`new`), once the task is enqueued on `cpu`.
@@ -99,13 +96,6 @@ impl Sched {
     ) {
         if self.observed & tp::SWITCH != 0 {
             self.notify(|o, s| o.sched_switch(s, cpu, prev, next, preempt));
-        }
-    }
-
-    #[inline(always)]
-    pub(crate) fn trace_sched_yield(&mut self, cpu: CpuId) {
-        if self.observed & tp::YIELD != 0 {
-            self.notify(|o, s| o.sched_yield(s, cpu));
         }
     }
 

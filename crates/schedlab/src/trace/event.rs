@@ -10,7 +10,7 @@ pub const IDLE: u32 = u32::MAX;
 /// `prev_state` raw values as the kernel (≥ 4.14) stores them in sched_switch:
 /// `1 << (index − 1)` of the reported state, or TASK_REPORT_MAX when preempted.
 pub mod prev_state {
-    /// TASK_RUNNING that switched out without being preempted (sched_yield): `R`.
+    /// TASK_RUNNING: a runnable task switched out (user-mode preemption, yield): `R`.
     pub const RUNNING: u16 = 0;
     /// TASK_INTERRUPTIBLE: `S`.
     pub const SLEEPING: u16 = 0x1;
