@@ -180,6 +180,85 @@ fn message_costs(socket: bool, bytes: usize, rounds: usize) -> (Vec<f64>, Vec<f6
     (ws, rs)
 }
 
+/// CPU time (ns) of one 100-byte write + read pair on one pipe or socket, by each of
+/// `cpus` threads (one per CPU) doing such pairs on it at the same time: with two CPUs
+/// the object's lines move (and its lock contends) on every op.
+fn shared_pair_ns(socket: bool, cpus: &[usize], pairs: usize) -> f64 {
+    let (a, b) = pipe_pair(socket);
+    let (w_fd, r_fd) = if socket { (a, b) } else { (b, a) };
+    let gate = Arc::new(std::sync::Barrier::new(cpus.len()));
+    let threads: Vec<_> = cpus
+        .iter()
+        .map(|&cpu| {
+            let gate = gate.clone();
+            std::thread::spawn(move || {
+                let _ = set_affinity(&[cpu]);
+                let mut buf = [0u8; 100];
+                gate.wait();
+                let t0 = crate::rtapp_exec::thread_cpu_ns();
+                for _ in 0..pairs {
+                    wr(w_fd, &buf);
+                    rd(r_fd, &mut buf);
+                }
+                (crate::rtapp_exec::thread_cpu_ns() - t0) as f64 / pairs as f64
+            })
+        })
+        .collect();
+    let per: Vec<f64> = threads.into_iter().filter_map(|t| t.join().ok()).collect();
+    close(a);
+    close(b);
+    per.iter().sum::<f64>() / per.len().max(1) as f64
+}
+
+/// The extra cost per op of a pipe or socket used from two CPUs at once over one CPU.
+pub fn bounce_ns(two_cpu_pair_ns: f64, one_cpu_pair_ns: f64) -> f64 {
+    ((two_cpu_pair_ns - one_cpu_pair_ns) / 2.0).max(0.0)
+}
+
+/// Time (ns) per hop of a 1-byte token passed around a ring of `k` threads pinned to
+/// `cpu` (each hop: a pipe write, a read and a switch to the next thread in the ring).
+fn ring_hop_ns(cpu: usize, k: usize, hops: usize, rounds: usize) -> Vec<f64> {
+    let pipes: Vec<(i32, i32)> = (0..k).map(|_| pipe_pair(false)).collect();
+    let laps = hops / k;
+    let total = laps * rounds;
+    let threads: Vec<_> = (1..k)
+        .map(|i| {
+            let (r, _) = pipes[i];
+            let (_, w) = pipes[(i + 1) % k];
+            std::thread::spawn(move || {
+                let _ = set_affinity(&[cpu]);
+                let mut b = [0u8; 1];
+                for _ in 0..total {
+                    rd(r, &mut b);
+                    wr(w, &b);
+                }
+            })
+        })
+        .collect();
+    let _ = set_affinity(&[cpu]);
+    let (r0, _) = pipes[0];
+    let (_, w1) = pipes[1 % k];
+    let mut b = [0u8; 1];
+    let mut out = Vec::new();
+    for _ in 0..rounds {
+        let t0 = now_ns();
+        for _ in 0..laps {
+            wr(w1, &b);
+            rd(r0, &mut b);
+        }
+        out.push((now_ns() - t0) as f64 / (laps * k) as f64);
+    }
+    for t in threads {
+        let _ = t.join();
+    }
+    for (r, w) in pipes {
+        close(r);
+        close(w);
+    }
+    let _ = set_affinity(&(0..nr_cpus()).collect::<Vec<_>>());
+    out
+}
+
 /// Round-trip time (ns) of a 1-byte ping-pong between two threads pinned to `cpu`.
 fn ping_pong_same_cpu(cpu: usize, trips: usize, rounds: usize) -> Vec<f64> {
     let (r1, w1) = pipe_pair(false);
@@ -267,6 +346,50 @@ fn oneway_latency(from: usize, to: usize, busy_target: bool, samples: usize) -> 
     close(w);
     let _ = set_affinity(&(0..nr_cpus()).collect::<Vec<_>>());
     out
+}
+
+/// The waker's CPU time (ns) of a 1-byte pipe write that wakes a reader blocked on CPU
+/// `to` (none: a write nobody waits for, drained by a reader that does not sleep), the
+/// writer on CPU 0 after 300 µs asleep (so all three start equally cold): the syscall
+/// plus try_to_wake_up, plus the IPI when `to` is another CPU. The reader runs at nice
+/// 19 so that a local wake-up does not preempt the writer inside the measured write.
+fn waker_cpu_ns(to: Option<usize>, samples: usize) -> Vec<f64> {
+    let (r, w) = pipe_pair(false);
+    let reader = std::thread::spawn(move || {
+        let Some(to) = to else { return };
+        let _ = set_affinity(&[to]);
+        // SAFETY: plain syscalls on this thread.
+        unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 19) };
+        let mut b = [0u8; 1];
+        for _ in 0..samples {
+            rd(r, &mut b);
+        }
+    });
+    let _ = set_affinity(&[0]);
+    let mut out = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        sleep_until(now_ns() + 300_000);
+        let t0 = crate::rtapp_exec::thread_cpu_ns();
+        wr(w, b"x");
+        out.push((crate::rtapp_exec::thread_cpu_ns() - t0) as f64);
+        if to.is_none() {
+            rd(r, &mut [0u8; 1]);
+        }
+    }
+    let _ = reader.join();
+    close(r);
+    close(w);
+    let _ = set_affinity(&(0..nr_cpus()).collect::<Vec<_>>());
+    out
+}
+
+/// sched_wakeup_ns from a write that wakes a local sleeper and the same write waking
+/// nobody; ipi_send_ns from the same write waking a sleeper on another CPU.
+pub fn wake_costs(local_wake: f64, remote_wake: f64, plain_write: f64) -> (f64, f64) {
+    (
+        (local_wake - plain_write).max(0.0),
+        (remote_wake - local_wake).max(0.0),
+    )
 }
 
 /// schbench's request work: an n×n matrix multiply (n from its 256 KiB default
@@ -438,8 +561,14 @@ pub fn apply_costs(c: &Calibration, costs: &mut schedlab::machine::Costs) {
         }
     };
     set(&mut costs.context_switch_ns, med("context_switch_ns"));
+    set(
+        &mut costs.context_switch_cold_ns,
+        med("context_switch_cold_ns"),
+    );
     set(&mut costs.wakeup_ipi_ns, med("wakeup_ipi_ns"));
     set(&mut costs.idle_exit_ns, med("idle_exit_ns"));
+    set(&mut costs.sched_wakeup_ns, med("sched_wakeup_ns"));
+    set(&mut costs.ipi_send_ns, med("ipi_send_ns"));
     let copy = med("copy_ns_per_kib");
     set(&mut costs.copy_ns_per_kib, copy);
     let copy = copy.unwrap_or(costs.copy_ns_per_kib as f64);
@@ -450,6 +579,8 @@ pub fn apply_costs(c: &Calibration, costs: &mut schedlab::machine::Costs) {
     set(&mut costs.socket_send_ns, fixed("socket_write_ns"));
     set(&mut costs.socket_recv_ns, fixed("socket_read_ns"));
     set(&mut costs.futex_wake_ns, med("futex_wake_ns"));
+    set(&mut costs.pipe_bounce_ns, med("pipe_bounce_ns"));
+    set(&mut costs.socket_bounce_ns, med("socket_bounce_ns"));
     set(&mut costs.matrix_mac_ps, med("schbench_mac_ps"));
     set(&mut costs.spin_loop_ps, med("spin_loop_ps"));
 }
@@ -515,6 +646,11 @@ pub fn calibrate(quick: bool) -> Calibration {
     let r1 = crate::compare::summary(&pr1).0;
     let cs: Vec<f64> = rt.iter().map(|&x| context_switch_ns(x, w1, r1)).collect();
     let cs_med = crate::compare::summary(&cs).0;
+    // Eight threads in a ring: each switch goes to a task that last ran 7 switches ago.
+    let cold: Vec<f64> = ring_hop_ns(0, 8, 4000, 5 * k)
+        .iter()
+        .map(|&hop| context_switch_ns(2.0 * hop, w1, r1))
+        .collect();
     let mut measures = vec![
         Measure {
             key: "housekeeping_hz",
@@ -525,6 +661,11 @@ pub fn calibrate(quick: bool) -> Calibration {
             key: "context_switch_ns",
             unit: "ns",
             samples: cs,
+        },
+        Measure {
+            key: "context_switch_cold_ns",
+            unit: "ns",
+            samples: cold,
         },
         Measure {
             key: "pipe_write_ns",
@@ -557,7 +698,40 @@ pub fn calibrate(quick: bool) -> Calibration {
             samples: futex_wake_ns(10 * k),
         },
     ];
+    let plain = crate::compare::summary(&waker_cpu_ns(None, 40 * k)).0;
+    let local_wake = waker_cpu_ns(Some(0), 40 * k);
+    let lw = crate::compare::summary(&local_wake).0;
+    measures.push(Measure {
+        key: "sched_wakeup_ns",
+        unit: "ns",
+        samples: local_wake
+            .iter()
+            .map(|&x| wake_costs(x, x, plain).0)
+            .collect(),
+    });
     if nr_cpus() >= 2 {
+        for (socket, key) in [(false, "pipe_bounce_ns"), (true, "socket_bounce_ns")] {
+            let samples = (0..5 * k)
+                .map(|_| {
+                    let one = shared_pair_ns(socket, &[0], 20_000);
+                    bounce_ns(shared_pair_ns(socket, &[0, 1], 20_000), one)
+                })
+                .collect();
+            measures.push(Measure {
+                key,
+                unit: "ns",
+                samples,
+            });
+        }
+        let remote_wake = waker_cpu_ns(Some(1), 40 * k);
+        measures.push(Measure {
+            key: "ipi_send_ns",
+            unit: "ns",
+            samples: remote_wake
+                .iter()
+                .map(|&x| wake_costs(lw, x, plain).1)
+                .collect(),
+        });
         let busy = oneway_latency(0, 1, true, 100 * k);
         let idle = oneway_latency(0, 1, false, 100 * k);
         let bm = crate::compare::summary(&busy).0;
@@ -650,6 +824,12 @@ mod tests {
         assert_eq!(wakeup_ipi_ns(14_000.0, 1_100.0, 900.0, cs), 9_500.0);
         assert_eq!(idle_exit_ns(40_000.0, 14_000.0), 26_000.0);
         assert_eq!(context_switch_ns(1_000.0, 1_100.0, 900.0), 0.0);
+        // Recorded: a plain write after 300 µs asleep 0.7 µs, waking a local sleeper
+        // 2.3 µs, a sleeper on the other CPU 10.5 µs.
+        assert_eq!(wake_costs(2_300.0, 10_500.0, 700.0), (1_600.0, 8_200.0));
+        // Recorded: a socket write + read pair 1475 ns alone, 1842 ns from two CPUs.
+        assert_eq!(bounce_ns(1_842.0, 1_475.0), 183.5);
+        assert_eq!(bounce_ns(1_400.0, 1_475.0), 0.0);
     }
 
     #[test]
@@ -670,6 +850,11 @@ mod tests {
                 m("futex_wake_ns", 191.0),
                 m("schbench_mac_ps", 455.0),
                 m("spin_loop_ps", 235.0),
+                m("context_switch_cold_ns", 2_870.0),
+                m("sched_wakeup_ns", 1_600.0),
+                m("ipi_send_ns", 8_200.0),
+                m("pipe_bounce_ns", 618.2),
+                m("socket_bounce_ns", 183.5),
             ],
             kernel: KernelSettings::default(),
         };
@@ -682,6 +867,9 @@ mod tests {
         assert_eq!(costs.copy_ns_per_kib, 61);
         assert_eq!(costs.futex_wake_ns, 191);
         assert_eq!((costs.matrix_mac_ps, costs.spin_loop_ps), (455, 235));
+        assert_eq!(costs.context_switch_cold_ns, 2_870);
+        assert_eq!((costs.sched_wakeup_ns, costs.ipi_send_ns), (1_600, 8_200));
+        assert_eq!((costs.pipe_bounce_ns, costs.socket_bounce_ns), (618, 184));
         // Not measured: kept.
         assert_eq!(costs.wakeup_ipi_ns, 5_000);
         assert_eq!(

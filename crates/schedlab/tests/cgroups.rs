@@ -131,7 +131,8 @@ fn sleeper(comm: &str, work_ns: u64, sleep_ns: u64) -> TaskSpec {
 /// Switches from the root hog `fg` to a task of the group at a time that is not a tick:
 /// wake-up preemptions.
 fn wakeup_preemptions(idle: bool) -> usize {
-    let mut g = group("/g", 1, &["w*"]);
+    // The control is a default-weight group (an idle group's weight does not count).
+    let mut g = group("/g", if idle { 1 } else { 100 }, &["w*"]);
     g.idle = idle;
     let sc = with_groups("smp:1", 2, vec![g]);
     let mut tasks = vec![hog("fg", 0, None)];
@@ -158,7 +159,9 @@ fn wakeup_preemptions(idle: bool) -> usize {
 fn idle_group_tasks_never_preempt_the_non_idle_task_at_wake_up() {
     let control = wakeup_preemptions(false);
     let idle = wakeup_preemptions(true);
-    println!("wake-up preemptions of the nice-0 task: weight-1 group {control}, idle group {idle}");
+    println!(
+        "wake-up preemptions of the nice-0 task: default-weight group {control}, idle group {idle}"
+    );
     assert!(control > 0, "the control group should preempt at wake-up");
     assert_eq!(idle, 0);
 }

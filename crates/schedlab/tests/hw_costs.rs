@@ -23,6 +23,10 @@ fn run_on(shape: &Shape, tasks: Vec<TaskSpec>) -> RunResult {
     machine.costs.cacheline_llc_ns = 0;
     machine.costs.cacheline_cross_llc_ns = 0;
     machine.costs.cacheline_cross_numa_ns = 0;
+    // Every switch at the hot price and no IPI cost: both are priced in
+    // switch_ipi_costs.rs.
+    machine.costs.context_switch_cold_ns = machine.costs.context_switch_ns;
+    machine.costs.ipi_send_ns = 0;
     let sim = prepare_on(&sc, machine, wl).unwrap();
     let r = execute(&sc, sim, Some(1));
     assert_eq!(

@@ -205,8 +205,13 @@ fn cfs_slices_split_by_weight() {
 /// Hogs A and B on smp:1 at HZ 100; at 5 ms the running one blocks while ahead of V
 /// (negative lag). Returns the simulation and the blocked task.
 fn block_ahead(kernel: &str) -> (Simulation, usize) {
+    block_ahead_with(kernel, "")
+}
+
+fn block_ahead_with(kernel: &str, features: &str) -> (Simulation, usize) {
     let mut sc = with_kernel(scenario("smp:1", 1), kernel);
     sc.hz = 100;
+    sc.features = features.into();
     let mut s = sim(&sc, vec![hog("A", 0, None), hog("B", 0, None)]);
     s.advance_clock(5 * MS);
     let p = s.sched.rqs[0].curr.unwrap();
@@ -234,6 +239,32 @@ fn delayed_dequeue_from_6_12_only() {
         );
         assert!(!s.sched.tasks[p].on_rq, "{k}");
     }
+}
+
+#[test]
+fn the_posted_series_delays_dequeue_on_6_6() {
+    // Seed 004 ran the April 2024 posting on Android's 6.6: one switch brings its parts.
+    let (s, p) = block_ahead_with("6.6", "COMPLETE_EEVDF_RFC");
+    let a = &s.sched.entities[s.sched.tasks[p].se as usize];
+    assert!(
+        a.sched_delayed && a.on_rq,
+        "the sleeper stays queued, delayed"
+    );
+    for f in [
+        "DELAY_DEQUEUE",
+        "DELAY_ZERO",
+        "PREEMPT_SHORT",
+        "DELAY_DEQUEUE_RUNNABLE",
+    ] {
+        assert!(s.sched.features.on(Feature::from_name(f).unwrap()), "{f}");
+    }
+    // Only 6.6 takes it: later kernels have the series merged, earlier ones lack EEVDF.
+    let mut sc = with_kernel(scenario("smp:1", 1), "6.12");
+    sc.features = "COMPLETE_EEVDF_RFC".into();
+    let Err(err) = prepare(&sc, workload_of(vec![hog("A", 0, None)])) else {
+        panic!("COMPLETE_EEVDF_RFC accepted on 6.12");
+    };
+    assert!(err.to_string().contains("exists in kernel 6.6"), "{err}");
 }
 
 #[test]

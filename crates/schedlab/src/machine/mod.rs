@@ -94,11 +94,22 @@ pub struct Costs {
     /// Time a CPU spends switching from one task to another before the next one makes
     /// progress (register/TLB/cache state). Default 2 µs.
     pub context_switch_ns: Ns,
+    /// … switching to a task that has not run on this CPU for 4 or more switches, or
+    /// never: its task_struct, stack and mm are cold (a ring of 8 processes on one CPU
+    /// costs ≈ 1.8 µs more per hop than a ping-pong of 2 on this project's 6.18 guests).
+    /// Between 1 and 4 switches ago, the cost moves linearly from `context_switch_ns`.
+    /// Default 3500 ns (assumed: the guests' ratio applied to the 2000-ns default).
+    pub context_switch_cold_ns: Ns,
     /// Time from a wake-up aimed at an idle CPU until that CPU can run the task (idle-state
     /// exit). Default 50 µs.
     pub idle_exit_ns: Ns,
     /// Delivery time of a cross-CPU wake-up or reschedule IPI. Default 5 µs.
     pub wakeup_ipi_ns: Ns,
+    /// CPU time the sending CPU spends raising an IPI (smp_send_reschedule, the
+    /// TTWU_QUEUE wake-list IPI, the nohz kick, the stopper). Bare-metal x2APIC: a few
+    /// hundred ns (assumed 300); in a VM a trapped ICR write, ≈ 8 µs on this project's
+    /// 6.18 guests (`capture --calibrate` measures it). Default 300 ns.
+    pub ipi_send_ns: Ns,
     /// Speed of each SMT thread while another thread of its core is busy, in percent of
     /// a lone thread (SMT2 at 62% ≈ 1.25× the core's throughput). Default 62.
     pub smt_busy_speed_pct: u32,
@@ -134,6 +145,15 @@ pub struct Costs {
     pub socket_send_ns: Ns,
     /// unix_stream_recvmsg of a small message (copy out, skb free): 700 ns.
     pub socket_recv_ns: Ns,
+    /// Extra CPU time of a pipe read or write on a CPU other than the pipe's previous op
+    /// (pipe->mutex and the ring's lines come over, and contend while both CPUs use
+    /// it), between two cores of one LLC; further CPUs scale it by the cache-line
+    /// transfer costs. Default 160 ns (assumed: 4 lines at `cacheline_llc_ns`); this
+    /// project's 6.18 guests measure ≈ 600 (`capture --calibrate`).
+    pub pipe_bounce_ns: Ns,
+    /// … of a socket send or receive (the receive queue's lock, the peer's state lock,
+    /// sk_wmem_alloc). Default 160 ns (assumed as above); the guests measure ≈ 185.
+    pub socket_bounce_ns: Ns,
     /// Copying payload in or out of the kernel, per KiB beyond the small message: 60 ns.
     pub copy_ns_per_kib: Ns,
     /// A futex wake syscall (FUTEX_WAKE; the wake-up itself is the model's): 200 ns.
@@ -149,8 +169,10 @@ impl Default for Costs {
     fn default() -> Self {
         Costs {
             context_switch_ns: 2_000,
+            context_switch_cold_ns: 3_500,
             idle_exit_ns: 50_000,
             wakeup_ipi_ns: 5_000,
+            ipi_send_ns: 300,
             smt_busy_speed_pct: 62,
             migrate_llc_ns: 10_000,
             migrate_cross_llc_ns: 50_000,
@@ -165,6 +187,8 @@ impl Default for Costs {
             pipe_read_ns: 250,
             socket_send_ns: 700,
             socket_recv_ns: 700,
+            pipe_bounce_ns: 160,
+            socket_bounce_ns: 160,
             copy_ns_per_kib: 60,
             futex_wake_ns: 200,
             matrix_mac_ps: 460,

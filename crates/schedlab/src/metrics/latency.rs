@@ -96,7 +96,7 @@ impl SchedObserver for WakeupLatencies {
     fn sched_switch(
         &mut self,
         s: &Sched,
-        _cpu: CpuId,
+        cpu: CpuId,
         _prev: Option<TaskId>,
         next: Option<TaskId>,
         _preempt: bool,
@@ -108,7 +108,7 @@ impl SchedObserver for WakeupLatencies {
             if self.per_task.len() <= n {
                 self.per_task.resize_with(n + 1, Default::default);
             }
-            let start = s.now + s.machine.costs.context_switch_ns;
+            let start = s.now + s.context_switch_cost(cpu, n);
             self.per_task[n].record(start - woken);
         }
     }

@@ -189,12 +189,25 @@ impl Sched {
         } else if !self.events.is_armed(cpu, CpuTimer::ReschedIpi) {
             // smp_send_reschedule: the target acts when the IPI arrives; an idle target
             // first leaves its idle state.
-            let mut at = self.now + self.machine.costs.wakeup_ipi_ns;
+            let from = self.event_cpu.unwrap_or(cpu);
+            let mut at = self.send_ipi(from, cpu);
             if self.rqs[cpu].curr.is_none() {
                 at = self.idle_exit_at(cpu, at);
             }
             self.events.arm(cpu, CpuTimer::ReschedIpi, at);
         }
+    }
+
+    /// An IPI from `from` to `to` (reschedule, TTWU_QUEUE wake list, nohz kick, stopper):
+    /// the sender spends `ipi_send_ns` raising it (charged at the end of the current
+    /// event); returns when it reaches the target. No IPI to the CPU itself.
+    pub(crate) fn send_ipi(&mut self, from: CpuId, to: CpuId) -> Ns {
+        if from == to {
+            return self.now;
+        }
+        let costs = self.machine.costs;
+        self.charge_sched_time(from, costs.ipi_send_ns, Stall::Deferred);
+        self.now + costs.wakeup_ipi_ns
     }
 
     /// The reschedule IPI arrives: its return to user mode acts on need_resched.
@@ -334,13 +347,7 @@ impl Sched {
             self.ttwu_do_activate(p, cpu);
             return;
         }
-        let costs = self.machine.costs;
-        let ipi = if cpu != waking_cpu {
-            costs.wakeup_ipi_ns
-        } else {
-            0
-        };
-        let mut at = self.now + ipi;
+        let mut at = self.send_ipi(waking_cpu, cpu);
         if self.rqs[cpu].curr.is_none() && self.rqs[cpu].nr_running == 0 {
             at = self.idle_exit_at(cpu, at);
         }
@@ -455,6 +462,23 @@ impl Sched {
         self.settle_deferred_stall(cpu);
     }
 
+    /// The switch cost before `next` makes progress on `cpu` (docs/model.md, Hardware
+    /// costs): the hot cost when it left this CPU one switch ago (a ping-pong), the cold
+    /// cost from four switches ago or when it last ran elsewhere, linear in between.
+    /// Read after rq.nr_switches counted this switch.
+    pub fn context_switch_cost(&self, cpu: CpuId, next: TaskId) -> Ns {
+        let c = &self.machine.costs;
+        let (hot, cold) = (
+            c.context_switch_ns,
+            c.context_switch_cold_ns.max(c.context_switch_ns),
+        );
+        let since = match self.tasks[next].sim.switched_out {
+            Some((last, seq)) if last == cpu => self.rqs[cpu].nr_switches - seq,
+            _ => return cold,
+        };
+        hot + (cold - hot) * since.saturating_sub(1).min(3) / 3
+    }
+
     /// context_switch: settle prev's progress, start next's (after the switch cost), and
     /// keep idle time, wait time and wake-up latency.
     fn context_switch(&mut self, cpu: CpuId, prev: Option<TaskId>, next: Option<TaskId>) {
@@ -473,8 +497,10 @@ impl Sched {
         if busy_changes {
             self.settle_siblings(cpu);
         }
+        let switch_ns = next.map_or(0, |n| self.context_switch_cost(cpu, n));
         if let Some(p) = prev {
             let t = &mut self.tasks[p];
+            t.sim.switched_out = Some((cpu, self.rqs[cpu].nr_switches));
             t.on_cpu = false;
             if t.state == TaskState::Running {
                 t.stats.wait_start = Some(now);
@@ -488,7 +514,7 @@ impl Sched {
         self.rqs[cpu].curr = next;
         match next {
             Some(n) => {
-                let start = now + self.machine.costs.context_switch_ns;
+                let start = now + switch_ns;
                 let t = &mut self.tasks[n];
                 t.on_cpu = true;
                 // io_schedule_finish.

@@ -55,6 +55,7 @@ features! {
     UTIL_FITS_CAPACITY_V1 = "UTIL_FITS_CAPACITY_V1", false, "with UTIL_FITS_CAPACITY: seed 000's v1 check, no margin (util ≤ capacity − thermal pressure)";
     SELECT_BIAS_PREV = "SELECT_BIAS_PREV", false, "RFC (seed 000): prefer prev when it is idle or has room, and fall back to prev when the idle scan fails";
     DELAY_DEQUEUE_RUNNABLE = "DELAY_DEQUEUE_RUNNABLE", false, "model switch: delayed entities still count as PELT-runnable, as in the Apr 2024 delayed-dequeue posting before 'sched/eevdf: Fixup PELT vs DELAYED_DEQUEUE' (seed 004)";
+    COMPLETE_EEVDF_RFC = "COMPLETE_EEVDF_RFC", false, "RFC (seed 004): the Apr 2024 'Complete EEVDF' posting applied to v6.6: delayed dequeue with DELAY_ZERO and delayed tasks still PELT-runnable, and PREEMPT_SHORT (v6.6 only; merged in v6.12)";
     PRIO_LB = "PRIO_LB", false, "RFC (seed 002): detach_tasks migrates non-SCHED_IDLE tasks before SCHED_IDLE ones";
     OVERUTIL_WITHOUT_EAS = "OVERUTIL_WITHOUT_EAS", false, "pre-v6.10 root-domain rules: read and update rd->overutilized even when EAS is off, and the top-level balance stores rd->overloaded unchanged or not (seed 001's before)";
     LATENCY_WARN = "LATENCY_WARN", false, "debug: warn on long need-resched latency";
@@ -67,6 +68,17 @@ features! {
     BASE_SLICE = "BASE_SLICE", false, "CFS (v5.13-v6.5): sched_slice is at least min_granularity";
     UTIL_EST_FASTUP = "UTIL_EST_FASTUP", false, "before v6.8: util_est's ewma rises at once to a higher dequeued util (v6.8+ always does)";
 }
+
+/// What the April 2024 "Complete EEVDF" posting (seed 004) switches on, as the model
+/// names it: SCHED_FEAT(DELAY_DEQUEUE, true) and SCHED_FEAT(DELAY_ZERO, true) from its
+/// features.h hunk, PREEMPT_SHORT from its patch 09, and delayed entities counted as
+/// PELT-runnable (the later "Fixup PELT vs DELAYED_DEQUEUE" was not in it).
+const COMPLETE_EEVDF_RFC_SWITCHES: [Feature; 4] = [
+    Feature::DELAY_DEQUEUE,
+    Feature::DELAY_ZERO,
+    Feature::DELAY_DEQUEUE_RUNNABLE,
+    Feature::PREEMPT_SHORT,
+];
 
 /// Where each feature exists: (first version that has it, first version that no longer
 /// does). Pinned to kernel/sched/features.h of each release (docs/model.md, Kernel
@@ -81,7 +93,10 @@ fn lifetime(f: Feature) -> (KernelVersion, Option<KernelVersion>) {
         PLACE_REL_DEADLINE | PREEMPT_SHORT | PICK_BUDDY | DELAY_DEQUEUE | DELAY_ZERO => {
             (K::V6_12, None)
         }
-        DELAY_DEQUEUE_RUNNABLE => (K::V6_12, None),
+        // A model switch of delayed dequeue, which 6.6 has under COMPLETE_EEVDF_RFC.
+        DELAY_DEQUEUE_RUNNABLE => (K::V6_6, None),
+        // Seed 004 tested the posting on Android's v6.6.
+        COMPLETE_EEVDF_RFC => (K::V6_6, Some(K::V6_8)),
         // v7.1.
         PARANOID_AVG | NI_RANDOM | NI_RATE => (K::Current, None),
         // "sched/fair: Introduce SIS_UTIL to search idle CPU based on sum of util_avg", v6.0.
@@ -228,6 +243,12 @@ impl Features {
             ))),
             Some(f) => {
                 self.set(f, on);
+                if f == Feature::COMPLETE_EEVDF_RFC {
+                    // The posting's switches, which v6.6's features.h does not name.
+                    for g in COMPLETE_EEVDF_RFC_SWITCHES {
+                        self.set(g, on);
+                    }
+                }
                 Ok(())
             }
             None => {

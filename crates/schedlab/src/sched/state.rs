@@ -239,6 +239,9 @@ pub struct TaskSim {
     pub footprint_pct: u32,
     /// Migration penalty owed: extra reference work added to the next busy period.
     pub cache_penalty_ns: Ns,
+    /// Where and after which of that CPU's switches (rq.nr_switches) the task last left
+    /// a CPU: how warm the kernel's state for it still is (Sched::context_switch_cost).
+    pub switched_out: Option<(CpuId, u64)>,
 }
 
 impl Default for TaskSim {
@@ -247,6 +250,7 @@ impl Default for TaskSim {
             work: Work::None,
             footprint_pct: 100,
             cache_penalty_ns: 0,
+            switched_out: None,
         }
     }
 }

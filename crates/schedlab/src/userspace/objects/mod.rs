@@ -40,6 +40,41 @@ impl Waker<'_> {
     }
 }
 
+/// Which CPU's cache holds an object's hot lines (its lock, queue head, counters,
+/// wait-queue head). An op from another CPU pulls them over first: `ns` (the machine's
+/// `pipe_bounce_ns` / `socket_bounce_ns`, measured between two cores of one LLC) scaled
+/// by how far the lines travel (shared_line::transfer_ns ÷ cacheline_llc_ns), added to
+/// the task's work like a migration's cache refill.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HotLines(Option<CpuId>);
+
+impl HotLines {
+    fn touch(&mut self, w: &mut Waker, p: TaskId, ns: Ns) {
+        let from = self.0.replace(w.cpu);
+        let Some(from) = from.filter(|&c| c != w.cpu) else {
+            return;
+        };
+        let m = &w.sched.machine;
+        let llc = m.costs.cacheline_llc_ns;
+        if ns == 0 || llc == 0 {
+            return;
+        }
+        let far = crate::sched::sim::shared_line::transfer_ns(m, from, w.cpu);
+        w.sched.tasks[p].sim.cache_penalty_ns += ns * far / llc;
+    }
+}
+
+/// A read or write of a pipe or socket uses its hot lines on the waker's CPU.
+fn touch_lines(w: &mut Waker, obj: &mut ObjState, p: TaskId) {
+    let costs = w.sched.machine.costs;
+    let (lines, ns) = match obj {
+        ObjState::Pipe(pipe) => (&mut pipe.lines, costs.pipe_bounce_ns),
+        ObjState::UnixStream(sock) => (&mut sock.lines, costs.socket_bounce_ns),
+        _ => return,
+    };
+    lines.touch(w, p, ns);
+}
+
 /// A kernel wait_queue_head: non-exclusive entries (poll, prepare_to_wait) sit at the
 /// head, exclusive ones (wait_event_*_exclusive) at the tail, and a wake-up takes every
 /// non-exclusive waiter plus at most `nr_exclusive` exclusive ones, in queue order
@@ -165,6 +200,7 @@ pub fn stream_write(
     p: TaskId,
     bytes: u64,
 ) -> Outcome {
+    touch_lines(w, obj, p);
     match obj {
         ObjState::Pipe(pipe) => pipe.write(w, prog, p, bytes),
         ObjState::UnixStream(sock) => sock.write(w, prog, p, bytes),
@@ -180,6 +216,7 @@ pub fn stream_read(
     p: TaskId,
     bytes: u64,
 ) -> Outcome {
+    touch_lines(w, obj, p);
     match obj {
         ObjState::Pipe(pipe) => pipe.read(w, prog, p, bytes),
         ObjState::UnixStream(sock) => sock.read(w, prog, p, bytes),

@@ -45,6 +45,8 @@ pub struct Pipe {
     rd_wait: WaitHead,
     /// pipe->wr_wait: writers waiting for a free slot (exclusive).
     wr_wait: WaitHead,
+    /// Where pipe->mutex and the ring's head/tail were last used.
+    pub lines: super::HotLines,
 }
 
 impl Pipe {
@@ -55,6 +57,7 @@ impl Pipe {
             poll_usage: false,
             rd_wait: WaitHead::default(),
             wr_wait: WaitHead::default(),
+            lines: super::HotLines::default(),
         }
     }
 

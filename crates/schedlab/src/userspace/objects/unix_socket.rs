@@ -89,6 +89,9 @@ pub struct UnixStream {
     rd_wait: WaitHead,
     /// The sending socket's wait queue: writers waiting for send-buffer space.
     wr_wait: WaitHead,
+    /// Where the receive queue's lock, the peer's state lock and sk_wmem_alloc were last
+    /// used.
+    pub lines: super::HotLines,
 }
 
 impl UnixStream {
@@ -99,6 +102,7 @@ impl UnixStream {
             queue: VecDeque::new(),
             rd_wait: WaitHead::default(),
             wr_wait: WaitHead::default(),
+            lines: super::HotLines::default(),
         }
     }
 

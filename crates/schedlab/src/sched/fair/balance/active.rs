@@ -36,12 +36,8 @@ impl Sched {
     /// stop_one_cpu_nowait: queue active_load_balance_cpu_stop on `busiest`; the stopper
     /// runs after the IPI reaches it.
     pub(crate) fn stop_one_cpu_nowait(&mut self, busiest: CpuId, this_cpu: CpuId) {
-        let ipi = if busiest != this_cpu {
-            self.machine.costs.wakeup_ipi_ns
-        } else {
-            0
-        };
-        self.events.arm(busiest, CpuTimer::Stopper, self.now + ipi);
+        let at = self.send_ipi(this_cpu, busiest);
+        self.events.arm(busiest, CpuTimer::Stopper, at);
     }
 
     /// active_load_balance_cpu_stop, on the busiest CPU. The stop

@@ -139,12 +139,8 @@ impl Sched {
             return;
         }
         self.lb.counters.nohz_kicks += 1;
-        let ipi = if ilb != this {
-            self.machine.costs.wakeup_ipi_ns
-        } else {
-            0
-        };
-        self.events.arm(ilb, CpuTimer::NohzKick, self.now + ipi);
+        let at = self.send_ipi(this, ilb);
+        self.events.arm(ilb, CpuTimer::NohzKick, at);
     }
 
     /// nohz_csd_func + the SCHED_SOFTIRQ's nohz path on the kicked CPU.
