@@ -24,7 +24,7 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "schedlab",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("SCHEDLAB_COMMIT"), ")"),
     about = "Deterministic simulator of the Linux fair scheduler (EEVDF)"
 )]
 struct Cli {

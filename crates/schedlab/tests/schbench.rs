@@ -27,8 +27,12 @@ fn section(r: &RunResult) -> &SchbenchResult {
 fn zero_costs() -> Costs {
     Costs {
         context_switch_ns: 0,
+        context_switch_cold_ns: 0,
         idle_exit_ns: 0,
         wakeup_ipi_ns: 0,
+        ipi_send_ns: 0,
+        pipe_bounce_ns: 0,
+        socket_bounce_ns: 0,
         smt_busy_speed_pct: 100,
         migrate_llc_ns: 0,
         migrate_cross_llc_ns: 0,

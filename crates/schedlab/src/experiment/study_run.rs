@@ -49,6 +49,11 @@ pub struct VariantRow {
     pub published: Option<f64>,
     pub published_perc_diff: Option<f64>,
     pub theirs: Option<Direction>,
+    /// Every seed's value equals the base's bit for bit: the variant did nothing to this
+    /// metric (an inert knob), so "unchanged" cannot count as agreement.
+    pub identical_to_base: bool,
+    /// Whether this row agrees with the thread (None: the thread has no number here).
+    pub agrees: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -107,11 +112,14 @@ pub fn run_study(
                 })
                 .collect()
         };
-        let base = Summary::of(&values(0)?);
+        let base_values = values(0)?;
+        let base = Summary::of(&base_values);
         let base_pub = m.published.get(&study.variants[0].tag).copied();
         let mut rows = Vec::new();
         for (vi, v) in study.variants.iter().enumerate() {
-            let s = Summary::of(&values(vi)?);
+            let vals = values(vi)?;
+            let identical = vi > 0 && vals.iter().zip(&base_values).all(|(a, b)| a == b);
+            let s = Summary::of(&vals);
             let diff = perc_diff(base.mean, s.mean);
             let p = welch(&base, &s).2;
             let published = m.published.get(&v.tag).copied();
@@ -119,16 +127,23 @@ pub fn run_study(
                 (Some(b), Some(x)) => Some(perc_diff(b, x)),
                 _ => None,
             };
+            let ours = direction(diff, m.better, p < 0.05);
+            let theirs = pub_diff.map(|d| direction(d, m.better, true));
             rows.push(VariantRow {
                 tag: v.tag.clone(),
                 mean: s.mean,
                 ci95: s.ci95(),
                 perc_diff: diff,
                 p_value: p,
-                ours: direction(diff, m.better, p < 0.05),
+                ours,
                 published,
                 published_perc_diff: pub_diff,
-                theirs: pub_diff.map(|d| direction(d, m.better, true)),
+                theirs,
+                identical_to_base: identical,
+                agrees: (vi > 0)
+                    .then_some(theirs)
+                    .flatten()
+                    .map(|t| agrees(ours, t, identical)),
             });
         }
         metrics.push(MetricResult {
@@ -150,6 +165,12 @@ pub fn run_study(
     })
 }
 
+/// A direction agrees when both sides changed the same way, or both are unchanged and
+/// our variant actually differs from the base (an inert knob reproduces nothing).
+pub fn agrees(ours: Direction, theirs: Direction, identical_to_base: bool) -> bool {
+    ours == theirs && !(ours == Direction::Unchanged && identical_to_base)
+}
+
 fn dir_text(d: Direction) -> &'static str {
     match d {
         Direction::Better => "better",
@@ -164,13 +185,13 @@ fn dir_text(d: Direction) -> &'static str {
 pub fn render_study(study: &Study, r: &StudyResult) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# {}: {}", study.name, study.title);
-    let _ = writeln!(s, "thread: {}", study.thread);
+    let _ = writeln!(s, "- thread: {}", study.thread);
     if !study.scale.is_empty() {
-        let _ = writeln!(s, "scale: {}", study.scale);
+        let _ = writeln!(s, "- scale: {}", study.scale);
     }
     let _ = writeln!(
         s,
-        "{} seed(s) per variant; ± is the 95% CI; perc_diff against '{}'; a direction counts when |perc_diff| ≥ {UNCHANGED_PCT}% (and p < 0.05 for ours)\n",
+        "- {} seed(s) per variant; ± is the 95% CI; perc_diff against '{}'; a direction counts when |perc_diff| ≥ {UNCHANGED_PCT}% (and p < 0.05 for ours); \"= base\": every seed bit-identical to the base, which agrees with nothing\n",
         r.seeds, study.variants[0].tag
     );
     let _ = writeln!(
@@ -186,23 +207,19 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
             let theirs_diff = row
                 .published_perc_diff
                 .map_or("—".to_string(), |d| format!("{}%", num(d)));
-            let dirs = if i == 0 {
-                String::new()
+            let ours = if row.identical_to_base {
+                "= base".to_string()
             } else {
-                match row.theirs {
-                    Some(t) => {
-                        compared += 1;
-                        let ok = t == row.ours;
-                        agree += ok as usize;
-                        format!(
-                            "{} / {}{}",
-                            dir_text(row.ours),
-                            dir_text(t),
-                            if ok { " ✓" } else { " ✗" }
-                        )
-                    }
-                    None => dir_text(row.ours).to_string(),
+                dir_text(row.ours).to_string()
+            };
+            let dirs = match (i, row.theirs, row.agrees) {
+                (0, ..) => String::new(),
+                (_, Some(t), Some(ok)) => {
+                    compared += 1;
+                    agree += ok as usize;
+                    format!("{ours} / {}{}", dir_text(t), if ok { " ✓" } else { " ✗" })
                 }
+                _ => ours,
             };
             let _ = writeln!(
                 s,
@@ -236,5 +253,15 @@ mod tests {
         assert_eq!(direction(0.5, Better::Higher, true), Direction::Unchanged);
         assert_eq!(direction(30.0, Better::Higher, false), Direction::Unchanged);
         assert_eq!(direction(30.0, Better::None, true), Direction::Up);
+    }
+
+    #[test]
+    fn an_inert_variant_agrees_with_nothing() {
+        use Direction::*;
+        assert!(agrees(Better, Better, false));
+        assert!(agrees(Unchanged, Unchanged, false));
+        assert!(!agrees(Unchanged, Unchanged, true));
+        assert!(!agrees(Unchanged, Better, false));
+        assert!(!agrees(Worse, Better, false));
     }
 }

@@ -208,6 +208,26 @@ impl Interpreter {
                     let mut w = waker(sched, cpu, &mut self.woken_at);
                     objects::sem_post(&mut w, &mut self.objs[*obj]);
                 }
+                Op::ReqPost { obj } => {
+                    let ObjState::RequestList(list) = &mut self.objs[*obj] else {
+                        unreachable!("validated: a request list");
+                    };
+                    list.post(&mut waker(sched, cpu, &mut self.woken_at), now);
+                }
+                Op::ReqTake { obj, slot } => {
+                    let ObjState::RequestList(list) = &mut self.objs[*obj] else {
+                        unreachable!("validated: a request list");
+                    };
+                    match list.take(p) {
+                        Ok(at) => {
+                            if st.stamps.len() <= *slot {
+                                st.stamps.resize(slot + 1, 0);
+                            }
+                            st.stamps[*slot] = at;
+                        }
+                        Err(_) => return block_and_retry(sched, st, cpu),
+                    }
+                }
                 Op::SemWait { obj } => {
                     if objects::sem_wait(&mut self.objs[*obj], p) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
@@ -462,6 +482,7 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
                     vec![(*obj, "a wait queue")]
                 }
                 Op::SemPost { obj } | Op::SemWait { obj } => vec![(*obj, "a semaphore")],
+                Op::ReqPost { obj } | Op::ReqTake { obj, .. } => vec![(*obj, "a request list")],
                 _ => continue,
             };
             for (obj, kind) in want {
@@ -472,6 +493,7 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
                     (Some(O::Barrier { parties }), "a barrier") => *parties > 0,
                     (Some(O::WaitQueue), "a wait queue") => true,
                     (Some(O::Semaphore { max, .. }), "a semaphore") => *max > 0,
+                    (Some(O::RequestList { .. }), "a request list") => true,
                     _ => false,
                 };
                 if !ok {

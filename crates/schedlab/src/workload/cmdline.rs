@@ -305,6 +305,16 @@ pub fn unsupported(tool: &str, spec: &OptSpec, why: &str) -> InputError {
     ))
 }
 
+/// The first of `refused` (long name, why) that was given, as an `unsupported` error.
+pub fn refuse(tool: &str, p: &Parsed, refused: &[(&str, &str)]) -> Result<(), InputError> {
+    for &(long, why) in refused {
+        if let Some((spec, _)) = p.get(long) {
+            return Err(unsupported(tool, spec, why));
+        }
+    }
+    Ok(())
+}
+
 /// Error for stray positional words.
 pub fn no_positional(tool: &str, p: &Parsed) -> Result<(), InputError> {
     match p.positional.first() {

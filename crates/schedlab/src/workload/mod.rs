@@ -7,8 +7,10 @@ pub mod hackbench;
 pub mod plat_hist;
 pub mod program;
 pub mod report;
+pub mod rotation;
 pub mod rtapp;
 pub mod schbench;
+pub mod schbench_2021;
 pub mod spinner;
 pub mod stress_ng;
 
@@ -55,6 +57,7 @@ pub const FRONTENDS: &[&str] = &[
     "hackbench OPTIONS",
     "perf-bench-messaging OPTIONS",
     "schbench OPTIONS",
+    "schbench-2021 OPTIONS",
     "stress-ng --wait N",
     "spinner OPTIONS",
     "frames OPTIONS",
@@ -129,6 +132,7 @@ pub fn build_workload_with(
             let p = schbench::parse(args, nr_cpus)?;
             schbench::build(&p, spec, nr_cpus, costs)
         }
+        Some("schbench-2021") => schbench_2021::build(&schbench_2021::parse(args)?, spec, costs),
         Some("spinner") => Ok(spinner::build(&spinner::parse(args, nr_cpus)?, spec, costs)),
         Some("frames") => Ok(frames::build(&frames::parse(args, nr_cpus)?, spec, seed)),
         Some("stress-ng") => Ok(stress_ng::build(&stress_ng::parse(args, nr_cpus)?, spec)),

@@ -83,18 +83,23 @@ impl PlatHist {
 
     /// calc_percentiles over the whole `PLIST`.
     pub fn percentiles(&self) -> Vec<PctRow> {
+        self.percentiles_of(&PLIST)
+    }
+
+    /// calc_percentiles over a percentile list (schbench's `plist` of its version).
+    pub fn percentiles_of(&self, plist: &[f64]) -> Vec<PctRow> {
         let nr = self.nr_samples as f64;
-        let mut rows: Vec<PctRow> = Vec::with_capacity(PLIST.len());
+        let mut rows: Vec<PctRow> = Vec::with_capacity(plist.len());
         let mut sum = 0u64;
         'outer: for (i, &n) in self.plat.iter().enumerate() {
             sum += n;
-            while rows.len() < PLIST.len() && sum as f64 >= PLIST[rows.len()] / 100.0 * nr {
+            while rows.len() < plist.len() && sum as f64 >= plist[rows.len()] / 100.0 * nr {
                 rows.push(PctRow {
-                    pct: PLIST[rows.len()],
+                    pct: plist[rows.len()],
                     value: idx_to_val(i),
                     samples: sum,
                 });
-                if rows.len() == PLIST.len() {
+                if rows.len() == plist.len() {
                     break 'outer;
                 }
             }
@@ -109,11 +114,24 @@ impl PlatHist {
     /// show_latencies: the header, the rows selected by `mask` (bit i = PLIST[i]) with
     /// a star on row `star`, and the min/max footer.
     pub fn show(&self, label: &str, units: &str, runtime: u64, mask: u32, star: usize) -> String {
+        self.show_of(&PLIST, label, units, runtime, mask, star)
+    }
+
+    /// `show` over a percentile list of another schbench version.
+    pub fn show_of(
+        &self,
+        plist: &[f64],
+        label: &str,
+        units: &str,
+        runtime: u64,
+        mask: u32,
+        star: usize,
+    ) -> String {
         let mut out = format!(
             "{label} percentiles ({units}) runtime {runtime} (s) ({} total samples)\n",
             self.nr_samples
         );
-        for (i, r) in self.percentiles().iter().enumerate() {
+        for (i, r) in self.percentiles_of(plist).iter().enumerate() {
             if mask & (1 << i) == 0 {
                 continue;
             }

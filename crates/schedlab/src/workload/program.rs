@@ -141,6 +141,20 @@ pub enum Op {
     SemWait {
         obj: usize,
     },
+    /// Hand a request, stamped now, to request list `obj` (the 2021 schbench's
+    /// allocate_request + request_add + fpost): skipped while the list's owner has more
+    /// than its `max_pending` requests posted since it last took them; wakes the owner
+    /// if it sleeps waiting for work.
+    ReqPost {
+        obj: usize,
+    },
+    /// Take the next request of list `obj` into stamp `slot` (its post time): from the
+    /// batch taken last, else take every posted request as a new batch (request_splice,
+    /// oldest first; the pending count restarts), else sleep until one is posted.
+    ReqTake {
+        obj: usize,
+        slot: usize,
+    },
     /// Take the spinlock of the CPU the task runs on, out of the per-CPU array of mutexes
     /// starting at object `first_obj`; while another task holds it, spin (busy work in
     /// `SPIN_QUANTUM_NS` steps) and retry, as a trylock loop does.
@@ -198,6 +212,8 @@ impl Op {
             | Op::Poll { obj }
             | Op::SemPost { obj }
             | Op::SemWait { obj }
+            | Op::ReqPost { obj }
+            | Op::ReqTake { obj, .. }
             | Op::SpinLockCpu { first_obj: obj } => Some(obj),
             _ => None,
         }
@@ -305,6 +321,12 @@ pub enum ObjectSpec {
     Semaphore {
         initial: u64,
         max: u64,
+    },
+    /// One worker's request list (the 2021 schbench's per-thread `request` list and
+    /// futex): posts carry their time; more than `max_pending` posts since the owner last
+    /// took the list are dropped.
+    RequestList {
+        max_pending: u64,
     },
 }
 

@@ -6,6 +6,7 @@ use super::hackbench::HackbenchReport;
 use super::program::Base;
 use super::program::Probes;
 use super::schbench::SchbenchReport;
+use super::schbench_2021::Schbench2021Report;
 use super::spinner::SpinnerReport;
 use super::stress_ng::StressWaitReport;
 use crate::metrics::TaskResult;
@@ -17,6 +18,7 @@ use serde::Serialize;
 pub enum ToolReport {
     Hackbench(HackbenchReport),
     Schbench(SchbenchReport),
+    Schbench2021(Schbench2021Report),
     Spinner(SpinnerReport),
     StressWait(StressWaitReport),
     Frames(Box<FramesReport>),
@@ -28,6 +30,7 @@ impl ToolReport {
         match self {
             ToolReport::Hackbench(r) => r.base.add(by),
             ToolReport::Schbench(r) => r.base.add(by),
+            ToolReport::Schbench2021(r) => r.base.add(by),
             ToolReport::Spinner(r) => r.base.add(by),
             ToolReport::StressWait(r) => r.base.add(by),
             ToolReport::Frames(r) => r.base.add(by),
@@ -38,6 +41,7 @@ impl ToolReport {
         match self {
             ToolReport::Hackbench(r) => r.render(run),
             ToolReport::Schbench(r) => r.render(run),
+            ToolReport::Schbench2021(r) => r.render(run),
             ToolReport::Spinner(r) => r.render(run),
             ToolReport::StressWait(r) => r.render(run),
             ToolReport::Frames(r) => r.render(run),
@@ -61,6 +65,8 @@ pub enum WorkloadSection {
     Hackbench(super::hackbench::HackbenchResult),
     PerfBenchMessaging(super::hackbench::HackbenchResult),
     Schbench(Box<super::schbench::SchbenchResult>),
+    #[serde(rename = "schbench-2021")]
+    Schbench2021(Box<super::schbench_2021::Schbench2021Result>),
     Spinner(super::spinner::SpinnerResult),
     StressNg(super::stress_ng::StressWaitResult),
     Frames(Box<super::frames::FramesResult>),
@@ -72,6 +78,7 @@ impl WorkloadSection {
         match self {
             WorkloadSection::Hackbench(r) | WorkloadSection::PerfBenchMessaging(r) => &r.output,
             WorkloadSection::Schbench(r) => &r.output,
+            WorkloadSection::Schbench2021(r) => &r.output,
             WorkloadSection::Spinner(r) => &r.output,
             WorkloadSection::StressNg(r) => &r.output,
             WorkloadSection::Frames(r) => &r.output,

@@ -89,25 +89,25 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
     let tool = "schbench";
     let p = cmdline::getopt(tool, args, OPTS)?;
     cmdline::no_positional(tool, &p)?;
-    for (long, why) in [
-        (
-            "auto-rps",
-            "it steers RPS from /proc/stat busy time; give a fixed -R instead",
-        ),
-        (
-            "json",
-            "use schedlab's --json; the schbench section holds the same figures",
-        ),
-        ("pin", "CCX pinning needs the die map; use -M/-W CPU lists"),
-        (
-            "split",
-            "shared/private footprint does not change the modelled work",
-        ),
-    ] {
-        if let Some((spec, _)) = p.get(long) {
-            return Err(cmdline::unsupported(tool, spec, why));
-        }
-    }
+    cmdline::refuse(
+        tool,
+        &p,
+        &[
+            (
+                "auto-rps",
+                "it steers RPS from /proc/stat busy time; give a fixed -R instead",
+            ),
+            (
+                "json",
+                "use schedlab's --json; the schbench section holds the same figures",
+            ),
+            ("pin", "CCX pinning needs the die map; use -M/-W CPU lists"),
+            (
+                "split",
+                "shared/private footprint does not change the modelled work",
+            ),
+        ],
+    )?;
     let m: usize = cmdline::number_or(tool, &p, "message-threads", 1, 1)?;
     let t: usize = cmdline::number_or(tool, &p, "threads", 0, 0)?;
     let workers = if t == 0 { nr_cpus.div_ceil(m) } else { t };
@@ -350,25 +350,20 @@ fn rps_program(
     timer: usize,
     post_ns: Ns,
 ) -> Result<Vec<Op>, InputError> {
-    let w = workers as u64;
-    let period = w / gcd(rps % w, w).max(1);
-    let posts = rps.saturating_mul(period);
-    if posts > 5_000_000 {
-        return Err(InputError::new(
+    let turn = super::rotation::one_turn(rps, workers as u64, 5_000_000).map_err(|posts| {
+        InputError::new(
             "schbench -R",
             format!("{rps} requests/s over {workers} workers unrolls to {posts} posts"),
         )
-        .with_fix("use an -R that is a multiple of the worker count, or fewer requests"));
-    }
+        .with_fix("use an -R that is a multiple of the worker count, or fewer requests")
+    })?;
     let mut prog = vec![Op::LoopBegin { count: None }];
-    let mut cur = 0u64;
-    for _ in 0..period {
-        for _ in 0..rps {
+    for round in turn {
+        for worker in round {
             prog.push(Op::Run { work_ns: post_ns });
             prog.push(Op::SemPost {
-                obj: req_base + (cur % w) as usize,
+                obj: req_base + worker as usize,
             });
-            cur += 1;
         }
         prog.push(Op::Timer {
             timer,
@@ -378,14 +373,6 @@ fn rps_program(
     }
     prog.push(Op::LoopEnd);
     Ok(prog)
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 /// Post-run state of a schbench workload.
@@ -402,7 +389,8 @@ pub struct SchbenchReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct PctTable {
     pub total_samples: u64,
-    /// Every percentile of schbench's list (20, 50, 90, 99, 99.9), printed or not.
+    /// Every percentile of schbench's list (20, 50, 90, 99, 99.9; the 2021 version: 50,
+    /// 75, 90, 95, 99, 99.5, 99.9), printed or not.
     pub rows: Vec<PctRowOut>,
     pub min: u32,
     pub max: u32,
@@ -417,10 +405,15 @@ pub struct PctRowOut {
 
 impl PctTable {
     fn from(h: &PlatHist) -> PctTable {
+        Self::of(h, &super::plat_hist::PLIST)
+    }
+
+    /// The table over a percentile list of another schbench version.
+    pub(super) fn of(h: &PlatHist, plist: &[f64]) -> PctTable {
         PctTable {
             total_samples: h.nr_samples,
             rows: h
-                .percentiles()
+                .percentiles_of(plist)
                 .iter()
                 .map(
                     |&PctRow {

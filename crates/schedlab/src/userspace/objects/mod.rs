@@ -4,9 +4,11 @@
 //! spurious or stolen wake-up simply blocks again.
 
 pub mod pipe;
+pub mod request_list;
 pub mod unix_socket;
 
 pub use pipe::{Pipe, PAGE_SIZE, PIPE_BUF};
+pub use request_list::RequestList;
 pub use unix_socket::UnixStream;
 
 use crate::machine::CpuId;
@@ -146,6 +148,7 @@ pub enum ObjState {
         max: u64,
         waiters: VecDeque<TaskId>,
     },
+    RequestList(RequestList),
 }
 
 impl ObjState {
@@ -170,6 +173,9 @@ impl ObjState {
                 max,
                 waiters: VecDeque::new(),
             },
+            ObjectSpec::RequestList { max_pending } => {
+                ObjState::RequestList(RequestList::new(max_pending))
+            }
         }
     }
 }
