@@ -15,11 +15,14 @@
 //! [[variant]]
 //! tag = "UTIL_FITS_CAPACITY"
 //! settings = ["features=UTIL_FITS_CAPACITY"]
+//! source = "the v2 posting, 19 Oct 2023"   # when its numbers are not from `thread`
 //! [[metric]]
 //! name = "cpu-migrations"
 //! path = "perf.cpu_migrations"
 //! better = "lower"            # lower | higher | none
 //! published = { baseline = 117e6, UTIL_FITS_CAPACITY = 47e6 }
+//! published_perc_diff = { UTIL_FITS_CAPACITY = -59.83 }   # as printed, if it was
+//! base = "baseline"           # perc_diff against this variant (default: the first)
 //! ```
 
 use super::scenario_toml::{apply_key, apply_setting};
@@ -45,11 +48,20 @@ pub struct StudyMetric {
     pub better: Better,
     /// The thread's numbers by variant tag.
     pub published: BTreeMap<String, f64>,
+    /// The thread's perc_diff as it printed them, where it did (computed from its
+    /// rounded values otherwise).
+    pub published_perc_diff: BTreeMap<String, f64>,
+    /// The variant perc_diff is taken against, ours and the thread's (default: the
+    /// first), as the thread's own table did.
+    pub base: usize,
 }
 
 #[derive(Debug, Clone)]
 pub struct Variant {
     pub tag: String,
+    /// Where this variant's published numbers come from when not the study's `thread`
+    /// (another posting of the series, a reply): printed under the table.
+    pub source: String,
     pub settings: Vec<String>,
     pub scenario: Scenario,
 }
@@ -157,6 +169,7 @@ pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<S
         super::run::check_settings(&sc)
             .map_err(|e| InputError::new(format!("{at} ({tag})"), e.to_string()))?;
         variants.push(Variant {
+            source: string_of(vt, "source", &at)?,
             tag,
             settings,
             scenario: sc,
@@ -183,21 +196,15 @@ pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<S
                     .with_fix("use lower, higher or none"))
             }
         };
-        let mut published = BTreeMap::new();
-        if let Some(Value::Table(p)) = mt.get("published") {
-            for (tag, v) in p {
-                if !variants.iter().any(|x| &x.tag == tag) {
-                    return Err(InputError::new(
-                        &at,
-                        format!("published value for unknown variant '{tag}'"),
-                    ));
-                }
-                let x = number(v).ok_or_else(|| {
-                    InputError::new(&at, format!("published.{tag} is not a number"))
-                })?;
-                published.insert(tag.clone(), x);
-            }
-        }
+        let published = tag_numbers(mt, "published", &variants, &at)?;
+        let published_perc_diff = tag_numbers(mt, "published_perc_diff", &variants, &at)?;
+        let base = match string_of(mt, "base", &at)?.as_str() {
+            "" => 0,
+            tag => variants.iter().position(|v| v.tag == tag).ok_or_else(|| {
+                InputError::new(&at, format!("base '{tag}' is not a variant"))
+                    .with_fix("name one of the [[variant]] tags")
+            })?,
+        };
         let path = string_of(mt, "path", &at)?;
         if path.is_empty() {
             return Err(InputError::new(at, "missing path"));
@@ -207,6 +214,8 @@ pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<S
             path,
             better,
             published,
+            published_perc_diff,
+            base,
         });
     }
     Ok(Study {
@@ -219,6 +228,30 @@ pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<S
         variants,
         metrics,
     })
+}
+
+/// A `{ TAG = number, … }` table of a metric, every tag a variant's.
+fn tag_numbers(
+    mt: &toml::Table,
+    key: &str,
+    variants: &[Variant],
+    at: &str,
+) -> Result<BTreeMap<String, f64>, InputError> {
+    let mut out = BTreeMap::new();
+    if let Some(Value::Table(p)) = mt.get(key) {
+        for (tag, v) in p {
+            if !variants.iter().any(|x| &x.tag == tag) {
+                return Err(InputError::new(
+                    at,
+                    format!("{key} value for unknown variant '{tag}'"),
+                ));
+            }
+            let x = number(v)
+                .ok_or_else(|| InputError::new(at, format!("{key}.{tag} is not a number")))?;
+            out.insert(tag.clone(), x);
+        }
+    }
+    Ok(out)
 }
 
 fn array<'a>(t: &'a toml::Table, key: &str, origin: &str) -> Result<&'a [Value], InputError> {

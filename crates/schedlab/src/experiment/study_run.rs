@@ -54,6 +54,8 @@ pub struct VariantRow {
     pub identical_to_base: bool,
     /// Whether this row agrees with the thread (None: the thread has no number here).
     pub agrees: Option<bool>,
+    /// The row perc_diff is taken against.
+    pub is_base: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -112,18 +114,26 @@ pub fn run_study(
                 })
                 .collect()
         };
-        let base_values = values(0)?;
+        let base_values = values(m.base)?;
         let base = Summary::of(&base_values);
-        let base_pub = m.published.get(&study.variants[0].tag).copied();
+        let base_pub = m.published.get(&study.variants[m.base].tag).copied();
         let mut rows = Vec::new();
         for (vi, v) in study.variants.iter().enumerate() {
             let vals = values(vi)?;
-            let identical = vi > 0 && vals.iter().zip(&base_values).all(|(a, b)| a == b);
+            let is_base = vi == m.base;
+            let identical = !is_base && vals.iter().zip(&base_values).all(|(a, b)| a == b);
             let s = Summary::of(&vals);
             let diff = perc_diff(base.mean, s.mean);
             let p = welch(&base, &s).2;
             let published = m.published.get(&v.tag).copied();
+            // The thread's perc_diff as printed, else from its values.
             let pub_diff = match (base_pub, published) {
+                _ if m.published_perc_diff.contains_key(&v.tag) => {
+                    m.published_perc_diff.get(&v.tag).copied()
+                }
+                _ if is_base && (published.is_some() || !m.published_perc_diff.is_empty()) => {
+                    Some(0.0)
+                }
                 (Some(b), Some(x)) => Some(perc_diff(b, x)),
                 _ => None,
             };
@@ -140,10 +150,12 @@ pub fn run_study(
                 published_perc_diff: pub_diff,
                 theirs,
                 identical_to_base: identical,
-                agrees: (vi > 0)
+                // An inert variant (bit-identical to the base) is not counted either way.
+                agrees: (!is_base && !identical)
                     .then_some(theirs)
                     .flatten()
                     .map(|t| agrees(ours, t, identical)),
+                is_base,
             });
         }
         metrics.push(MetricResult {
@@ -191,7 +203,7 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
     }
     let _ = writeln!(
         s,
-        "- {} seed(s) per variant; ± is the 95% CI; perc_diff against '{}'; a direction counts when |perc_diff| ≥ {UNCHANGED_PCT}% (and p < 0.05 for ours); \"= base\": every seed bit-identical to the base, which agrees with nothing\n",
+        "- {} seed(s) per variant; ± is the 95% CI; perc_diff against '{}' unless a metric names another (base); a direction counts when |perc_diff| ≥ {UNCHANGED_PCT}% (and p < 0.05 for ours); \"= base\": every seed bit-identical to the base (an inert switch), not counted\n",
         r.seeds, study.variants[0].tag
     );
     let _ = writeln!(
@@ -212,13 +224,14 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
             } else {
                 dir_text(row.ours).to_string()
             };
-            let dirs = match (i, row.theirs, row.agrees) {
-                (0, ..) => String::new(),
+            let dirs = match (row.is_base, row.theirs, row.agrees) {
+                (true, ..) => "(base)".to_string(),
                 (_, Some(t), Some(ok)) => {
                     compared += 1;
                     agree += ok as usize;
                     format!("{ours} / {}{}", dir_text(t), if ok { " ✓" } else { " ✗" })
                 }
+                (_, Some(t), None) => format!("{ours} / {} (inert: not counted)", dir_text(t)),
                 _ => ours,
             };
             let _ = writeln!(
@@ -235,6 +248,17 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
         s,
         "\ndirections agreeing with the thread: {agree} of {compared}"
     );
+    let sourced: Vec<_> = study
+        .variants
+        .iter()
+        .filter(|v| !v.source.is_empty())
+        .collect();
+    if !sourced.is_empty() {
+        let _ = writeln!(s, "\nThread numbers not from {}:", study.thread);
+        for v in sourced {
+            let _ = writeln!(s, "- {}: {}", v.tag, v.source);
+        }
+    }
     if !study.notes.is_empty() {
         let _ = writeln!(s, "\n{}", study.notes.trim());
     }

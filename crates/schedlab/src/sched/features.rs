@@ -47,6 +47,7 @@ features! {
     WA_BIAS = "WA_BIAS", true, "wake_affine biases toward prev by imbalance_pct";
     UTIL_EST = "UTIL_EST", true, "estimated utilisation of sleeping-and-waking tasks";
     UTIL_EST_FASTER = "UTIL_EST_FASTER", false, "RFC (seed 003): boost cpu_util_cfs with the PELT ramp of curr's runtime in this activation, for every consumer";
+    UTIL_EST_FASTER_UNSCALED = "UTIL_EST_FASTER_UNSCALED", false, "with UTIL_EST_FASTER*: the runtime is not scaled by CPU capacity and frequency (seed 003's unscaled util_est_faster row)";
     UTIL_EST_FASTER_FREQ = "UTIL_EST_FASTER_FREQ", false, "UTIL_EST_FASTER for frequency selection only (schedutil; seed 003's _freq)";
     UTIL_EST_FASTER_LB = "UTIL_EST_FASTER_LB", false, "UTIL_EST_FASTER for load balancing only (seed 003's _lb)";
     UTIL_EST_FASTER_OU = "UTIL_EST_FASTER_OU", false, "UTIL_EST_FASTER for the overutilized check only (seed 003's _ou)";

@@ -127,8 +127,13 @@ impl Sched {
         if delta == 0 {
             return 0;
         }
-        let delta = (delta * self.machine.arch_scale_cpu_capacity(cpu)) >> 10;
-        let delta = (delta * self.machine.arch_scale_freq_capacity(cpu)) >> 10;
+        // The thread's "scaled" version; its first version used the raw runtime.
+        let delta = if self.features.on(Feature::UTIL_EST_FASTER_UNSCALED) {
+            delta
+        } else {
+            let delta = (delta * self.machine.arch_scale_cpu_capacity(cpu)) >> 10;
+            (delta * self.machine.arch_scale_freq_capacity(cpu)) >> 10
+        };
         crate::sched::pelt::faster_est_approx(delta * 2)
     }
 
