@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Regenerate every study table in docs/studies.md: each block between
+# `<!-- study NAME -->` and `<!-- /study NAME -->` is replaced by what
+# `schedlab study run NAME --markdown` writes (numbers in docs come from commands).
+#   ci/study_docs.sh [target/release/schedlab] [-j JOBS]
+set -euo pipefail
+bin=$(realpath "${1:-target/release/schedlab}")
+shift || true
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for name in $(grep -o '<!-- study [a-z0-9-]* -->' docs/studies.md | awk '{print $3}'); do
+  echo "running study $name" >&2
+  "$bin" study run "$name" --markdown "$tmp/$name.md" "$@" >/dev/null
+done
+python3 - "$tmp" docs/studies.md <<'PY'
+import pathlib, re, sys
+tmp, doc = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+text = doc.read_text()
+def block(m):
+    name = m.group(1)
+    return f"<!-- study {name} -->\n{(tmp / (name + '.md')).read_text()}<!-- /study {name} -->"
+text = re.sub(r"<!-- study ([a-z0-9-]+) -->.*?<!-- /study \1 -->", block, text, flags=re.S)
+doc.write_text(text)
+PY
+echo "docs/studies.md: tables regenerated with $("$bin" --version)" >&2
