@@ -66,6 +66,10 @@ pub struct ScenarioArgs {
     /// tick phase, as on a real machine).
     #[arg(long)]
     tick_aligned: bool,
+    /// Every task's timer slack: how late a sleep may end (default 50us, the kernel's;
+    /// 0us wakes sleepers exactly on time).
+    #[arg(long, value_name = "DURATION")]
+    timer_slack: Option<String>,
 }
 
 impl ScenarioArgs {
@@ -149,6 +153,7 @@ pub fn build_scenario(args: &ScenarioArgs) -> Result<Scenario, InputError> {
             text(&args.pelt_halflife),
         ),
         ("governor", "--governor", text(&args.governor)),
+        ("timer_slack", "--timer-slack", text(&args.timer_slack)),
     ];
     for (key, flag, value) in flags {
         if let Some(value) = value {

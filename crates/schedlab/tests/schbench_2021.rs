@@ -12,8 +12,10 @@ use schedlab::workload::schbench_2021::Schbench2021Result;
 use std::path::Path;
 
 fn run(cmd: &str) -> RunResult {
+    // The message thread's usleep ends on time (no timer slack): whole batches a second.
     let sc = Scenario {
         machine: "smp:4".into(),
+        timer_slack_ns: 0,
         ..Default::default()
     };
     let wl = build_workload_on(cmd, Path::new("."), 4).unwrap();

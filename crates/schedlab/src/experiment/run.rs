@@ -128,6 +128,7 @@ pub fn prepare_on(
     sim.sched.cfg.pelt_lshift = lshift;
     sim.sched.work_noise = scenario.noise.work_noise(scenario.seed);
     sim.sched.lb.seed(scenario.seed);
+    sim.sched.cfg.timer_slack_ns = scenario.timer_slack_ns;
     if !scenario.tick_aligned {
         sim.sched.cfg.tick_offset = tick_phases(scenario.seed, n, sim.sched.cfg.tick_nsec());
     }

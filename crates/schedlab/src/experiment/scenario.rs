@@ -38,6 +38,9 @@ pub struct Scenario {
     /// `--tick-aligned` / `tick_aligned = true`: every CPU's tick on one grid from t=0, as
     /// before per-seed tick phases (docs/model.md, Time, work and events).
     pub tick_aligned: bool,
+    /// `--timer-slack` / `timer_slack = "50us"`: every task's timer slack (the kernel's
+    /// default 50 µs; 0 fires every sleep exactly on time).
+    pub timer_slack_ns: Ns,
     /// The `[trace]` table / `--trace*` flags: the trace to write, if any. The run itself
     /// does not read it (a traced run is the same run); `experiment::trace_run::run_traced` writes it,
     /// as `schedlab run` does.
@@ -63,6 +66,7 @@ impl Default for Scenario {
             cgroups: Vec::new(),
             autogroup: false,
             tick_aligned: false,
+            timer_slack_ns: crate::sched::TIMER_SLACK_NS,
             trace: None,
         }
     }

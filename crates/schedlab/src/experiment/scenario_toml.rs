@@ -48,6 +48,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "cgroups",
     "autogroup",
     "tick_aligned",
+    "timer_slack",
 ];
 
 /// Read and parse a scenario file; relative workload paths start at its folder.
@@ -223,6 +224,16 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
             Value::Boolean(b) => sc.autogroup = *b,
             other => return Err(wrong_type(&at(), "true or false", other)),
         },
+        "timer_slack" => {
+            let s = match value {
+                Value::String(s) => s,
+                other => {
+                    return Err(wrong_type(&at(), "a string with a unit", other)
+                        .with_fix("write e.g. timer_slack = \"50us\" or \"0us\""))
+                }
+            };
+            sc.timer_slack_ns = parse_duration(s).map_err(|m| InputError::new(at(), m))?;
+        }
         "tick_aligned" => match value {
             Value::Boolean(b) => sc.tick_aligned = *b,
             other => return Err(wrong_type(&at(), "true or false", other)),

@@ -9,7 +9,7 @@ use super::sim::overhead::{SchedFn, Stall};
 use super::version::KernelVersion;
 use super::{
     base_slice_for, sysctl_factor, CfsRq, CfsTunables, Rq, RqSim, Sched, SchedConfig, SchedEntity,
-    Task, TaskId, TaskSim, TaskState, TaskStats, Work, TUNABLESCALING_LOG,
+    Task, TaskId, TaskSim, TaskState, TaskStats, Work, TIMER_SLACK_NS, TUNABLESCALING_LOG,
 };
 use crate::engine::queue::CpuTimer;
 use crate::engine::{Event, EventQueue};
@@ -55,6 +55,7 @@ impl Sched {
                 base_slice: base_slice_for(n),
                 invariant_every: 1,
                 tick_offset: vec![0; n],
+                timer_slack_ns: TIMER_SLACK_NS,
                 pelt_lshift: 0,
                 uclamp_used: false,
                 sysctl_uclamp: [1024, 1024],
@@ -208,6 +209,24 @@ impl Sched {
         let costs = self.machine.costs;
         self.charge_sched_time(from, costs.ipi_send_ns, Stall::Deferred);
         self.now + costs.wakeup_ipi_ns
+    }
+
+    /// When a sleep's hrtimer armed on `cpu` by its running task for `soft` fires:
+    /// hrtimer_set_expires_range_ns gives it [soft, soft + timer_slack]; it fires at the
+    /// hard end unless an earlier hrtimer interrupt of that CPU in the range expires it —
+    /// the tick, if the CPU stays busy once the sleeper has left (others queued). A CPU
+    /// the sleeper leaves idle stops its tick (NOHZ) until the earliest hard expiry.
+    /// Judged when the timer is armed: the model does not re-judge if the CPU's load
+    /// changes before the expiry.
+    pub fn hrtimer_expiry(&self, cpu: CpuId, soft: Ns) -> Ns {
+        let hard = soft + self.cfg.timer_slack_ns;
+        let stays_busy = self.rqs[cpu].nr_running > 1;
+        if hard == soft || !stays_busy || !self.events.is_armed(cpu, CpuTimer::Tick) {
+            return hard;
+        }
+        self.cfg
+            .next_tick_after(cpu, soft.saturating_sub(1))
+            .min(hard)
     }
 
     /// The reschedule IPI arrives: its return to user mode acts on need_resched.

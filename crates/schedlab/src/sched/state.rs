@@ -317,6 +317,9 @@ pub struct SchedConfig {
     pub invariant_every: u64,
     /// Offset of each CPU's tick grid from t=0 (all 0: one aligned grid).
     pub tick_offset: Vec<Ns>,
+    /// current->timer_slack_ns of every task (50 µs, the kernel's default for fair
+    /// tasks): how late a sleep's hrtimer may fire (Sched::hrtimer_expiry).
+    pub timer_slack_ns: Ns,
     /// sched_pelt_lshift: 0, 1, 2 for PELT half-lives of 32, 16, 8 ms (Android's
     /// sched_pelt_multiplier; docs/model.md, PELT and util_est).
     pub pelt_lshift: u32,
@@ -401,6 +404,9 @@ impl SchedConfig {
         off + ((now - off) / tick + 1) * tick
     }
 }
+
+/// The default timer slack of a task (init_task.timer_slack_ns, 50 µs).
+pub const TIMER_SLACK_NS: Ns = 50_000;
 
 /// normalized_sysctl_sched_base_slice (fair.c).
 pub const NORMALIZED_BASE_SLICE: Ns = 700_000;

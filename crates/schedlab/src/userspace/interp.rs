@@ -151,12 +151,14 @@ impl Interpreter {
                 }
                 Op::Run { .. } | Op::RunWall { .. } => {}
                 Op::Sleep { ns } => {
-                    sched.events.push(now + ns, Event::TimerWake(p));
+                    let at = sched.hrtimer_expiry(cpu, now + ns);
+                    sched.events.push(at, Event::TimerWake(p));
                     sched.block_current(cpu);
                     return Step::Continue;
                 }
                 Op::IoWait { ns } => {
-                    sched.events.push(now + ns, Event::TimerWake(p));
+                    let at = sched.hrtimer_expiry(cpu, now + ns);
+                    sched.events.push(at, Event::TimerWake(p));
                     sched.block_current_iowait(cpu);
                     return Step::Continue;
                 }
@@ -169,7 +171,8 @@ impl Interpreter {
                     let t_next = self.timers[*timer].get_or_insert(start);
                     *t_next += period_ns;
                     if *t_next > now {
-                        sched.events.push(*t_next, Event::TimerWake(p));
+                        let at = sched.hrtimer_expiry(cpu, *t_next);
+                        sched.events.push(at, Event::TimerWake(p));
                         sched.block_current(cpu);
                         return Step::Continue;
                     }

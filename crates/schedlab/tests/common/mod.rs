@@ -46,6 +46,8 @@ pub fn scenario(machine: &str, secs: u64) -> Scenario {
         machine: machine.into(),
         duration_ns: Some(secs * NSEC_PER_SEC),
         tick_aligned: true,
+        // Sleeps end exactly on time; tests/timer_slack.rs prices the slack.
+        timer_slack_ns: 0,
         ..Scenario::default()
     }
 }
