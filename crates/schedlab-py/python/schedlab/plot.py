@@ -59,6 +59,8 @@ def timeline(trace: pd.DataFrame, path: PathLike = None, max_segments: int = 200
         spans = [((s) / 1e6, (e - s) / 1e6) for s, e in zip(g["start"], g["end"])]
         colors = [cmap(pids[p] % 20) for p in g["pid"]]
         ax.broken_barh(spans, (cpu - 0.4, 0.8), facecolors=colors)
+    if len(seg):
+        ax.set_yticks(sorted(int(c) for c in seg["cpu"].unique()))
     ax.set_xlabel("time (ms)")
     ax.set_ylabel("CPU")
     ax.set_title("Who ran where")
@@ -79,8 +81,12 @@ def counters(trace: pd.DataFrame, names: Sequence[str] = ("util_avg", "freq_khz"
         if name == "freq_khz" and len(c) == 0:
             f = trace[trace["event"] == "cpu_frequency"]
             c = pd.DataFrame({"ts": f["ts"], "cpu": f["cpu_id"], "value": f["state"]})
+        end = int(trace["ts"].max()) if len(trace) else 0
         for cpu, g in c.groupby("cpu"):
-            ax.step(g["ts"].astype("int64") / 1e6, g["value"].astype("int64"), where="post", label=f"CPU{int(cpu)}")
+            # A counter holds its last value to the end of the trace.
+            ts = g["ts"].astype("int64").tolist() + [end]
+            vals = g["value"].astype("int64").tolist()
+            ax.step([t / 1e6 for t in ts], vals + vals[-1:], where="post", label=f"CPU{int(cpu)}")
         ax.set_ylabel(name)
         ax.set_xlabel("time (ms)")
         if len(c):
