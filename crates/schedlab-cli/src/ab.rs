@@ -7,7 +7,6 @@ use clap::Args;
 use schedlab::experiment::ab::metrics::default_patterns;
 use schedlab::experiment::ab::table::{render_csv, render_markdown};
 use schedlab::experiment::ab::{run_ab, Arm};
-use schedlab::experiment::scenario_toml::apply_setting;
 use schedlab::InputError;
 use std::io::Write;
 
@@ -51,25 +50,10 @@ pub struct AbArgs {
     base_tag: String,
     #[arg(long, default_value = "patch")]
     patch_tag: String,
-}
-
-fn arm(
-    scenario: &schedlab::experiment::Scenario,
-    settings: &[String],
-    flag: &str,
-    tag: &str,
-    seeds: Vec<u64>,
-) -> Result<Arm, InputError> {
-    let mut sc = scenario.clone();
-    for s in settings {
-        apply_setting(&mut sc, s, &format!("{flag} {s}"))?;
-    }
-    Ok(Arm {
-        tag: tag.into(),
-        settings: settings.to_vec(),
-        scenario: sc,
-        seeds,
-    })
+    /// Write a self-contained HTML report (metric table with intervals, bar charts) to FILE
+    /// (docs/report.md).
+    #[arg(long, value_name = "FILE")]
+    html: Option<std::path::PathBuf>,
 }
 
 pub fn ab(args: AbArgs) -> Result<(), CliError> {
@@ -82,6 +66,9 @@ pub fn ab(args: AbArgs) -> Result<(), CliError> {
     }
     let json = args.json.as_deref().map(JsonTarget::from_arg).transpose()?;
     let csv = args.csv.as_deref().map(JsonTarget::from_arg).transpose()?;
+    if let Some(h) = &args.html {
+        crate::report::check_target(h, "--html")?;
+    }
     let scenario = build_scenario(&args.common)?;
     let n = args.seeds;
     let base_seeds: Vec<u64> = (0..n).map(|i| args.first_seed + i).collect();
@@ -90,8 +77,8 @@ pub fn ab(args: AbArgs) -> Result<(), CliError> {
     } else {
         base_seeds.clone()
     };
-    let base = arm(&scenario, &args.base, "--base", &args.base_tag, base_seeds)?;
-    let patch = arm(
+    let base = Arm::with_settings(&scenario, &args.base, "--base", &args.base_tag, base_seeds)?;
+    let patch = Arm::with_settings(
         &scenario,
         &args.patch,
         "--patch",
@@ -140,6 +127,12 @@ pub fn ab(args: AbArgs) -> Result<(), CliError> {
     }
     if let Some(t) = csv {
         t.write(&render_csv(&report))?;
+    }
+    if let Some(path) = &args.html {
+        let doc = serde_json::to_value(&report)
+            .map_err(|e| CliError::Io(format!("cannot encode the comparison: {e}")))?;
+        let html = schedlab_report::render_ab(&doc, "schedlab ab");
+        crate::report::write_html(path, &html)?;
     }
     Ok(())
 }

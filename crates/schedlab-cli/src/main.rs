@@ -1,4 +1,4 @@
-//! `schedlab`: command-line front end. Subcommands: run, features, machines, bench, ab, sweep, study, validate.
+//! `schedlab`: command-line front end. Subcommands: run, features, machines, bench, ab, sweep, study, validate, report.
 //! Flags and their precedence over scenario files: docs/scenario.md.
 //!
 //! Exit codes: 0 success, 1 an I/O failure (e.g. the --json file could not be written),
@@ -11,6 +11,7 @@ mod cli_error;
 mod lists;
 mod output;
 mod parallel_args;
+mod report;
 mod run;
 mod study;
 mod sweep;
@@ -56,6 +57,9 @@ enum Command {
     /// Run a scenario on this host's real kernel and in the simulator, side by side
     /// (docs/validate.md).
     Validate(validate::ValidateArgs),
+    /// Write a self-contained HTML report of a `run --json` or `ab --json` result
+    /// (docs/report.md).
+    Report(report::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -69,6 +73,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => sweep::sweep(args),
         Command::Study(args) => study::study(args),
         Command::Validate(args) => validate::validate(args),
+        Command::Report(args) => report::report(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

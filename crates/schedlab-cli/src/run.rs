@@ -96,6 +96,10 @@ pub struct RunArgs {
     /// No human report.
     #[arg(short, long)]
     quiet: bool,
+    /// Write a self-contained HTML report (summary, per-CPU timeline, util and frequency,
+    /// latencies, tasks) to FILE; the run is traced for it (docs/report.md).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     #[command(flatten)]
     trace: crate::trace_args::TraceArgs,
 }
@@ -104,9 +108,26 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     let json = args.json.as_deref().map(JsonTarget::from_arg).transpose()?;
     let mut scenario = build_scenario(&args.common)?;
     args.trace.apply(&mut scenario)?;
-    let result = match &scenario.trace {
-        Some(cfg) => crate::trace_args::run_traced(&scenario, cfg, args.quiet)?,
-        None => run_scenario(&scenario)?,
+    if let Some(h) = &args.html {
+        crate::report::check_target(h, "--html")?;
+    }
+    // With --html the run is traced (to the --trace file if there is one, read back).
+    let mut rows = None;
+    let result = match (&scenario.trace, &args.html) {
+        (Some(cfg), _) => {
+            let r = crate::trace_args::run_traced(&scenario, cfg, args.quiet)?;
+            if args.html.is_some() {
+                rows = Some(schedlab::trace::read::read_trace(&cfg.path)?);
+            }
+            r
+        }
+        (None, Some(_)) => {
+            let sel = schedlab::experiment::trace_rows::RowSelection::default();
+            let (r, ev) = schedlab::experiment::trace_rows::run_trace_rows(&scenario, &sel)?;
+            rows = Some(ev);
+            r
+        }
+        (None, None) => run_scenario(&scenario)?,
     };
     if !args.quiet {
         // What each benchmark itself prints, then the perf-stat-style report.
@@ -125,6 +146,12 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::Io(format!("cannot encode the result document: {e}")))?;
         doc.push('\n');
         target.write(&doc)?;
+    }
+    if let Some(path) = &args.html {
+        let doc = serde_json::to_value(&result)
+            .map_err(|e| CliError::Io(format!("cannot encode the result document: {e}")))?;
+        let html = schedlab_report::render_run(&doc, rows.as_deref(), "schedlab run");
+        crate::report::write_html(path, &html)?;
     }
     Ok(())
 }

@@ -18,6 +18,7 @@ pub mod study_run;
 pub mod sweep;
 pub mod sweep_run;
 pub mod sysctl;
+pub mod trace_rows;
 pub mod trace_run;
 pub mod trace_toml;
 

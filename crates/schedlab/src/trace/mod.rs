@@ -13,6 +13,7 @@ mod hooks;
 mod out;
 pub mod perfetto;
 pub mod proto_encode;
+pub mod read;
 pub mod select;
 
 use crate::sched::{Sched, TaskId};

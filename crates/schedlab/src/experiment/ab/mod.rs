@@ -28,6 +28,29 @@ pub struct Arm {
     pub seeds: Vec<u64>,
 }
 
+impl Arm {
+    /// The arm `scenario` makes under `settings` (`KEY=VALUE`, applied in order); errors
+    /// name `place` (the flag or argument that gave them) and the setting.
+    pub fn with_settings(
+        scenario: &Scenario,
+        settings: &[String],
+        place: &str,
+        tag: &str,
+        seeds: Vec<u64>,
+    ) -> Result<Arm, InputError> {
+        let mut sc = scenario.clone();
+        for s in settings {
+            crate::experiment::scenario_toml::apply_setting(&mut sc, s, &format!("{place} {s}"))?;
+        }
+        Ok(Arm {
+            tag: tag.into(),
+            settings: settings.to_vec(),
+            scenario: sc,
+            seeds,
+        })
+    }
+}
+
 /// Every run's metrics, per arm, in seed order.
 #[derive(Debug, Clone, Serialize)]
 pub struct ArmRuns {
