@@ -25,9 +25,31 @@ pub struct BenchArgs {
     /// Governor: schedutil, performance, powersave or fixed:MHZ.
     #[arg(long, default_value = "schedutil")]
     governor: String,
+    /// Run the speed suite (docs/performance.md): every row in its own process, with
+    /// sim-s/wall-s, events/s, context switches/s and peak RSS.
+    #[arg(long)]
+    suite: bool,
+    /// With --suite: only these rows (comma-separated names).
+    #[arg(long, default_value = "")]
+    rows: String,
+    /// With --suite: print each row as schedlab arguments instead of running it.
+    #[arg(long)]
+    commands: bool,
+    /// Run one suite row in this process (what --suite runs in each child).
+    #[arg(long, hide = true)]
+    row: Option<String>,
 }
 
 pub fn bench(args: BenchArgs) -> Result<(), CliError> {
+    if let Some(name) = &args.row {
+        return crate::bench_suite::run_row(name);
+    }
+    if args.suite && args.commands {
+        return crate::bench_suite::print_commands(&args.rows);
+    }
+    if args.suite {
+        return crate::bench_suite::suite(&args.rows);
+    }
     let p = preset(&args.scenario)?;
     let secs = args.secs.unwrap_or(p.secs);
     if secs == 0 || secs > 3600 {

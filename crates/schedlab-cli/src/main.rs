@@ -7,6 +7,7 @@
 
 mod ab;
 mod bench;
+mod bench_suite;
 mod cli_error;
 mod lists;
 mod output;
@@ -44,7 +45,7 @@ enum Command {
     /// List the machine presets; `machines show NAME` prints one as a machine file,
     /// `machines capture` prints this host's machine (docs/machines.md).
     Machines(lists::MachinesArgs),
-    /// Measure simulation speed on the standard benchmark scenario.
+    /// Measure simulation speed: the standard benchmark scenario, or `--suite`.
     Bench(bench::BenchArgs),
     /// Compare one scenario under two settings over N seeds: means, 95% CIs, perc_diff
     /// and Welch's t-test per metric (docs/ab.md).

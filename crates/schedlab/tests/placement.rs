@@ -55,7 +55,7 @@ fn state_with(
     s.run_until(50 * MS);
     let n = s.sched.machine.nr_cpus();
     let p = 0;
-    s.sched.tasks[p].cpus_allowed = vec![true; n];
+    s.sched.tasks[p].cpus_allowed = vec![true; n].into();
     s.sched.tasks[p].nr_cpus_allowed = n;
     assert_eq!(s.sched.tasks[p].cpu, prev);
     (s, p)
@@ -214,7 +214,7 @@ fn util_fits_capacity_accepts_a_busy_target_with_room() {
         // A light wakee: util 50 (a fresh task would start at half the CPU's spare).
         let se = s.sched.tasks[0].se as usize;
         s.sched.entities[se].avg.util_avg = 50;
-        s.sched.tasks[0].cpus_allowed = vec![true; 4];
+        s.sched.tasks[0].cpus_allowed = vec![true; 4].into();
         s.sched.tasks[0].nr_cpus_allowed = 4;
         s.sched.tasks[0].recent_used_cpu = 0;
         open_scan_budget(&mut s);
@@ -336,7 +336,7 @@ fn cluster_state(busy: &[usize], prev: usize) -> (Simulation, TaskId) {
     let mut s = prepare_on(&sc, shape.build(), workload_of(tasks)).unwrap();
     s.set_invariant_every(1);
     s.run_until(50 * MS);
-    s.sched.tasks[0].cpus_allowed = vec![true; 8];
+    s.sched.tasks[0].cpus_allowed = vec![true; 8].into();
     s.sched.tasks[0].nr_cpus_allowed = 8;
     assert!(s.sched.sd.sched_cluster_active);
     (s, 0)

@@ -105,7 +105,7 @@ fn affine_sim(busy_prev: bool) -> schedlab::simulation::Simulation {
     }
     let mut s = sim(&sc, tasks);
     s.run_until(20 * MS);
-    s.sched.tasks[1].cpus_allowed = vec![true; 8];
+    s.sched.tasks[1].cpus_allowed = vec![true; 8].into();
     s.sched.tasks[1].nr_cpus_allowed = 8;
     for sh in &mut s.sched.sd.shared {
         sh.nr_idle_scan = 8;
@@ -160,7 +160,7 @@ fn wf_current_cpu_returns_the_waking_cpu() {
         .select_task_rq_fair(1, 5, wf::TTWU | wf::CURRENT_CPU, 0);
     assert_eq!(cpu, 0, "WF_CURRENT_CPU and the waking CPU is allowed");
     // Not allowed there: the flag is ignored and the normal path runs.
-    s.sched.tasks[1].cpus_allowed[0] = false;
+    s.sched.tasks[1].cpus_allowed.set(0, false);
     s.sched.tasks[1].nr_cpus_allowed = 7;
     let cpu = s
         .sched
@@ -185,7 +185,7 @@ fn no_wake_affine_domain_across_far_numa_keeps_the_wakee_near_prev() {
     let mut s = sim(&sc, vec![waker, wakee]);
     s.run_until(20 * MS);
     let n = s.sched.machine.nr_cpus();
-    s.sched.tasks[1].cpus_allowed = vec![true; n];
+    s.sched.tasks[1].cpus_allowed = vec![true; n].into();
     s.sched.tasks[1].nr_cpus_allowed = n;
     let (node0, node100) = (
         s.sched.machine.cpus[0].numa_node,

@@ -180,6 +180,10 @@ pub struct EventQueue {
     heap: BinaryHeap<Reverse<(Key, EventBits)>>,
     timers: SlotHeap,
     seq: u64,
+    /// The timer slot `pop` returned last, still at the root of `timers`: its handler
+    /// usually re-arms it (the next busy period), which then sifts the root down once
+    /// instead of removing it and inserting it again. Removed at the next pop if not.
+    fired: Option<u32>,
 }
 
 /// Event stored compactly in the general heap (only the non-timer kinds).
@@ -236,20 +240,36 @@ impl EventQueue {
     /// Arm (or re-arm) a per-CPU timer; a previous expiry of the same timer is replaced.
     pub fn arm(&mut self, cpu: CpuId, timer: CpuTimer, at: Ns) {
         let seq = self.next_seq();
-        self.timers
-            .set(cpu * NR_CPU_TIMERS + timer as usize, (at, seq));
+        let slot = cpu * NR_CPU_TIMERS + timer as usize;
+        if self.fired == Some(slot as u32) {
+            self.fired = None;
+        }
+        self.timers.set(slot, (at, seq));
     }
 
     pub fn cancel(&mut self, cpu: CpuId, timer: CpuTimer) {
-        self.timers.remove(cpu * NR_CPU_TIMERS + timer as usize);
+        let slot = cpu * NR_CPU_TIMERS + timer as usize;
+        if self.fired == Some(slot as u32) {
+            self.fired = None;
+        }
+        self.timers.remove(slot);
     }
 
     pub fn is_armed(&self, cpu: CpuId, timer: CpuTimer) -> bool {
-        self.timers.armed(cpu * NR_CPU_TIMERS + timer as usize)
+        let slot = cpu * NR_CPU_TIMERS + timer as usize;
+        self.fired != Some(slot as u32) && self.timers.armed(slot)
+    }
+
+    /// Drop the last fired timer if its handler did not re-arm it.
+    fn retire_fired(&mut self) {
+        if let Some(slot) = self.fired.take() {
+            self.timers.remove(slot as usize);
+        }
     }
 
     /// Remove and return the earliest event.
     pub fn pop(&mut self) -> Option<(Ns, Event)> {
+        self.retire_fired();
         let general = self.heap.peek().map(|r| r.0 .0);
         let timer = self.timers.peek();
         match (general, timer) {
@@ -261,11 +281,13 @@ impl EventQueue {
     }
 
     fn pop_timer(&mut self, key: Key, slot: u32) -> Option<(Ns, Event)> {
-        self.timers.remove(slot as usize);
+        // Left in the heap until its handler re-arms it or the next pop retires it.
+        self.fired = Some(slot);
         Some((key.0, CpuTimer::event(slot as usize)))
     }
 
-    pub fn peek_time(&self) -> Option<Ns> {
+    pub fn peek_time(&mut self) -> Option<Ns> {
+        self.retire_fired();
         let g = self.heap.peek().map(|r| r.0 .0);
         let t = self.timers.peek().map(|p| p.0);
         match (g, t) {
@@ -276,7 +298,7 @@ impl EventQueue {
 
     /// Pending events (one-off events plus armed timers).
     pub fn len(&self) -> usize {
-        self.heap.len() + self.timers.heap.len()
+        self.heap.len() + self.timers.heap.len() - usize::from(self.fired.is_some())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -307,6 +329,23 @@ mod tests {
                 (10, Event::Tick(3))
             ]
         );
+    }
+
+    #[test]
+    fn a_fired_timer_rearmed_by_its_handler_runs_again() {
+        let mut q = EventQueue::default();
+        q.arm(0, CpuTimer::Work, 10);
+        q.arm(1, CpuTimer::Work, 20);
+        assert_eq!(q.pop(), Some((10, Event::WorkDone(0))));
+        assert!(!q.is_armed(0, CpuTimer::Work));
+        assert_eq!(q.len(), 1);
+        q.arm(0, CpuTimer::Work, 30);
+        q.arm(1, CpuTimer::Tick, 30);
+        assert_eq!(q.pop(), Some((20, Event::WorkDone(1))));
+        assert_eq!(q.pop(), Some((30, Event::WorkDone(0))));
+        assert_eq!(q.peek_time(), Some(30));
+        assert_eq!(q.pop(), Some((30, Event::Tick(1))));
+        assert_eq!((q.pop(), q.len()), (None, 0));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 pub mod ab;
 pub mod bench;
+pub mod bench_suite;
 pub mod cgroups_toml;
 mod collect_cpus;
 pub mod glob;

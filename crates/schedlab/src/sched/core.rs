@@ -14,6 +14,7 @@ use super::{
 use crate::engine::queue::CpuTimer;
 use crate::engine::{Event, EventQueue};
 use crate::machine::{CpuId, Machine};
+use crate::sched::cpus_allowed::CpusAllowed;
 use crate::sched::features::Features;
 use crate::sched::PreemptModel;
 use crate::sched::{Policy, TaskAttrs};
@@ -72,6 +73,8 @@ impl Sched {
             rqs,
             smt_siblings: Vec::new(),
             smt_mask: Vec::new(),
+            smt_core: Vec::new(),
+            smt_busy: Vec::new(),
             placement_visits: 0,
             placement: Default::default(),
             overhead: super::sim::overhead::SchedOverhead::new(n),
@@ -119,16 +122,12 @@ impl Sched {
         let id = self.tasks.len();
         let se = self.entities.len() as u32;
         let n = self.machine.nr_cpus();
-        let mut allowed = vec![spec.cpus.is_none(); n];
-        if let Some(cpus) = &spec.cpus {
-            for &c in cpus {
-                if c < n {
-                    allowed[c] = true;
-                }
-            }
-        }
-        let nr_allowed = allowed.iter().filter(|&&a| a).count();
-        let first_allowed = allowed.iter().position(|&a| a).unwrap_or(0);
+        let allowed = match &spec.cpus {
+            None => CpusAllowed::all(n),
+            Some(cpus) => CpusAllowed::from_cpus(n, cpus),
+        };
+        let nr_allowed = allowed.weight();
+        let first_allowed = allowed.first().unwrap_or(0);
         let (slice, custom) = match spec.slice_ns {
             Some(s) if s > 0 => (s.clamp(100_000, 100_000_000), true),
             _ => (self.cfg.base_slice, false),
@@ -531,6 +530,9 @@ impl Sched {
             self.update_rq_avg_idle(cpu);
         }
         self.rqs[cpu].curr = next;
+        if busy_changes {
+            self.note_smt_busy(cpu, next.is_some());
+        }
         match next {
             Some(n) => {
                 let start = now + switch_ns;
@@ -628,10 +630,7 @@ impl Sched {
     pub fn set_affinity_current(&mut self, cpu: CpuId, cpus: &[CpuId]) {
         let p = self.rqs[cpu].curr.expect("affinity on an idle CPU");
         let n = self.machine.nr_cpus();
-        let mut allowed = vec![false; n];
-        for &c in cpus.iter().filter(|&&c| c < n) {
-            allowed[c] = true;
-        }
+        let allowed = CpusAllowed::from_cpus(n, cpus);
         if !allowed.iter().any(|&a| a) {
             return;
         }

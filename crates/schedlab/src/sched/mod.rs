@@ -9,6 +9,7 @@ pub mod capacity;
 pub mod core;
 pub mod cpufreq_iowait;
 pub mod cpufreq_schedutil;
+pub mod cpus_allowed;
 pub mod energy_model;
 pub mod fair;
 pub mod features;

@@ -185,7 +185,7 @@ pub struct Task {
     pub on_rq_migrating: bool,
     pub on_cpu: bool,
     /// p->cpus_mask as a bitmap over machine CPUs.
-    pub cpus_allowed: Vec<bool>,
+    pub cpus_allowed: crate::sched::cpus_allowed::CpusAllowed,
     pub nr_cpus_allowed: usize,
     /// Wake flags of the wake-up in flight (try_to_wake_up's wake_flags).
     pub wake_flags: u32,
@@ -431,6 +431,11 @@ pub struct Sched {
     pub smt_siblings: Vec<Vec<CpuId>>,
     /// cpu_smt_mask: every thread of the CPU's core, itself included, ascending.
     pub smt_mask: Vec<Vec<CpuId>>,
+    /// Not kernel state: each CPU's core as a dense index (u32::MAX without SMT) and each
+    /// core's busy threads, so the speed of a thread (sim::hw::cpu_speed, on every
+    /// progress update) reads one counter instead of every sibling's runqueue.
+    pub(crate) smt_core: Vec<u32>,
+    pub(crate) smt_busy: Vec<u8>,
     /// CPUs examined by the placement in progress (charged as scan time).
     pub placement_visits: u64,
     pub placement: super::fair::placement::PlacementStats,

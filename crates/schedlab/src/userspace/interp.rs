@@ -20,11 +20,15 @@ const MAX_INSTANT_OPS: u32 = 100_000;
 /// Where one task is in its program.
 #[derive(Debug, Clone)]
 pub struct ProgState {
+    /// The task's program, shared by tasks with equal programs (instances of one rt-app
+    /// task, stress-ng's per-instance trio, spinners): fewer cache lines on the hot path
+    /// and one copy for a million identical tasks.
+    program: Rc<[Op]>,
     pc: usize,
     /// Open loops: (index of the LoopBegin, iterations left; None = forever).
     loops: Vec<(usize, Option<u64>)>,
     /// LoopBegin ↔ LoopEnd partners.
-    partner: Vec<usize>,
+    partner: Rc<[usize]>,
     /// When the task started (rt-app timers count from the thread's start).
     pub start: Ns,
     /// `start` was fixed when the task was forked (rt-app counts a forked thread's
@@ -58,10 +62,8 @@ pub struct Interpreter {
     /// When each task was last woken through an object, until a `Record` consumes it.
     woken_at: Vec<Option<Ns>>,
     pub probes: Probes,
-    /// Programs of the tasks `Op::Fork` created, by task id − `workload.tasks.len()`.
-    forked: Vec<Rc<[Op]>>,
     /// LoopBegin ↔ LoopEnd partners of each fork template.
-    template_partners: Vec<Vec<usize>>,
+    template_partners: Vec<Rc<[usize]>>,
     /// Children created from each template so far (rt-app's per-target fork id).
     fork_counts: Vec<u32>,
     /// Tasks forked since the run loop last looked (it counts them as live).
@@ -73,15 +75,19 @@ pub const FORKS_LIMIT: u32 = 1024;
 
 impl Interpreter {
     pub fn new(workload: &Workload, nr_cpus: usize) -> Result<Self, String> {
+        let mut shared = SharedPrograms::default();
         let progs = workload
             .tasks
             .iter()
             .map(|t| {
+                let (program, partner) = shared
+                    .get(&t.program)
+                    .map_err(|e| format!("task '{}': {e}", t.attrs.comm))?;
                 Ok(ProgState {
+                    program,
                     pc: 0,
                     loops: Vec::new(),
-                    partner: match_loops(&t.program)
-                        .map_err(|e| format!("task '{}': {e}", t.attrs.comm))?,
+                    partner,
                     start: 0,
                     start_fixed: false,
                     io: OpProgress::default(),
@@ -95,6 +101,7 @@ impl Interpreter {
             .iter()
             .map(|t| {
                 match_loops(&t.spec.program)
+                    .map(Rc::from)
                     .map_err(|e| format!("template '{}': {e}", t.spec.attrs.comm))
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -109,7 +116,6 @@ impl Interpreter {
                 counters: vec![0; workload.counters.len()],
                 logs: vec![Vec::new(); workload.logs.len()],
             },
-            forked: Vec::new(),
             template_partners,
             fork_counts: vec![0; workload.templates.len()],
             spawned: 0,
@@ -124,14 +130,7 @@ impl Interpreter {
         p: TaskId,
         cpu: CpuId,
     ) -> Step {
-        let forked;
-        let program: &[Op] = match workload.tasks.get(p) {
-            Some(t) => &t.program,
-            None => {
-                forked = self.forked[p - workload.tasks.len()].clone();
-                &forked
-            }
-        };
+        let program = Rc::clone(&self.progs[p].program);
         let now = sched.now;
         for _ in 0..MAX_INSTANT_OPS {
             let st = &mut self.progs[p];
@@ -407,8 +406,8 @@ impl Interpreter {
         if sched.tasks[child].cpus_allowed[cpu] {
             sched.set_task_cpu(child, cpu);
         }
-        self.forked.push(program.into());
         self.progs.push(ProgState {
+            program: program.into(),
             pc: 0,
             loops: Vec::new(),
             partner: self.template_partners[template].clone(),
@@ -424,6 +423,32 @@ impl Interpreter {
             .events
             .push(sched.now.max(spec.delay_ns), Event::TaskStart(child));
         true
+    }
+}
+
+/// Programs seen recently, to share equal ones: equal programs are usually neighbours
+/// (instances in file order), so a short window finds them without hashing ops.
+#[derive(Default)]
+struct SharedPrograms {
+    recent: Vec<Shared>,
+}
+
+/// A program and its LoopBegin ↔ LoopEnd partners.
+type Shared = (Rc<[Op]>, Rc<[usize]>);
+
+impl SharedPrograms {
+    const WINDOW: usize = 8;
+
+    fn get(&mut self, program: &[Op]) -> Result<Shared, String> {
+        if let Some((p, l)) = self.recent.iter().find(|(p, _)| **p == *program) {
+            return Ok((Rc::clone(p), Rc::clone(l)));
+        }
+        let entry: Shared = (program.into(), match_loops(program)?.into());
+        if self.recent.len() == Self::WINDOW {
+            self.recent.remove(0);
+        }
+        self.recent.push(entry.clone());
+        Ok(entry)
     }
 }
 

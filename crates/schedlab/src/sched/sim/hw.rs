@@ -26,6 +26,25 @@ impl Sched {
             })
             .collect();
         self.smt_mask = m.cpus.iter().map(|c| by_core[&c.core].clone()).collect();
+        let dense: std::collections::BTreeMap<usize, u32> =
+            by_core.keys().zip(0..).map(|(&k, i)| (k, i)).collect();
+        self.smt_core = m
+            .cpus
+            .iter()
+            .map(|c| match by_core[&c.core].len() {
+                1 => u32::MAX,
+                _ => dense[&c.core],
+            })
+            .collect();
+        self.smt_busy = vec![0; dense.len()];
+    }
+
+    /// Count `cpu` in or out of its core's busy threads (the switch that sets rq->curr).
+    pub(crate) fn note_smt_busy(&mut self, cpu: CpuId, busy: bool) {
+        if let Some(&core) = self.smt_core.get(cpu).filter(|&&c| c != u32::MAX) {
+            let n = &mut self.smt_busy[core as usize];
+            *n = if busy { *n + 1 } else { *n - 1 };
+        }
     }
 
     /// Progress rate of `cpu` in reference ns per 1024 ns: capacity × cur/max frequency,
@@ -33,10 +52,13 @@ impl Sched {
     /// throughputs, g = 2·smt_busy_speed_pct/100 − 1, split evenly (SMT2 at 62%: 1.24×).
     pub fn cpu_speed(&self, cpu: CpuId) -> u64 {
         let base = self.machine.speed(cpu);
-        let busy_siblings = self.smt_siblings[cpu]
-            .iter()
-            .filter(|&&s| self.rqs[s].curr.is_some())
-            .count() as u64;
+        let busy_siblings = match self.smt_core.get(cpu) {
+            Some(&core) if core != u32::MAX => {
+                let busy = self.smt_busy[core as usize] as u64;
+                busy - u64::from(self.rqs[cpu].curr.is_some())
+            }
+            _ => 0,
+        };
         if busy_siblings == 0 {
             return base;
         }
