@@ -11,6 +11,7 @@ mod cli_error;
 mod lists;
 mod output;
 mod parallel_args;
+mod progress;
 mod run;
 mod study;
 mod sweep;

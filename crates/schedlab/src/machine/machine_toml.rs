@@ -45,7 +45,11 @@ pub fn parse_machine(text: &str, origin: &str) -> Result<Machine, InputError> {
             }
             None => origin.to_string(),
         };
-        let msg = e.message().trim().replace('\n', "; ");
+        let msg = match e.message().trim() {
+            // The toml crate gives some syntax errors no text (found by fuzzing: `a =`).
+            "" => "malformed TOML: a key without a value, or an unclosed bracket".to_string(),
+            m => m.replace('\n', "; "),
+        };
         InputError::new(at, msg).with_fix("see docs/machines.md for every key")
     })?;
     let name = file.name.clone().unwrap_or_default();
