@@ -132,3 +132,10 @@ fn endless_frames_episodes_are_refused_not_written_out() {
         "background threads",
     );
 }
+
+#[test]
+fn a_huge_transition_latency_is_refused() {
+    // Saturated to u64::MAX ns, which `machines show` wrote and TOML could not read back.
+    let input = "cpu = [{ id = 0 }]\n[[freq_domain]]\ncpus = \"0\"\nopps = [{ khz = 1000000 }]\ntransition_latency_us = 9223372036854775807\n";
+    rejected(Target::Machine, input, "is more than # s");
+}

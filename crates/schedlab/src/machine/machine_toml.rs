@@ -209,6 +209,15 @@ fn domain(d: &DomainToml, at: &str) -> Result<FreqDomain, InputError> {
         (None, Some(us)) => us.saturating_mul(1000),
         (None, None) => 0,
     };
+    // Real latencies are µs to ms; above 1 s is a typo (found by fuzzing: 2⁶³ µs
+    // saturated to a value `machines show` could not write back as a TOML integer).
+    if transition_latency_ns > 1_000_000_000 {
+        return Err(InputError::new(
+            format!("{at}.transition_latency"),
+            format!("{transition_latency_ns} ns is more than 1 s"),
+        )
+        .with_fix("give the DT clock-latency, e.g. transition_latency_us = 500"));
+    }
     let max_khz = opps.last().map(|o| o.khz).unwrap_or(0);
     let idle_states = d
         .idle_states
