@@ -12,6 +12,7 @@ mod cli_error;
 mod lists;
 mod output;
 mod parallel_args;
+mod progress;
 mod report;
 mod run;
 mod study;

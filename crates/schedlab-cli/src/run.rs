@@ -4,9 +4,11 @@
 use crate::cli_error::CliError;
 use crate::output::JsonTarget;
 use clap::Args;
-use schedlab::experiment::render_human;
+use schedlab::experiment::report_csv::render_csv;
+use schedlab::experiment::run::{execute_with_progress, prepare, scenario_workload};
 use schedlab::experiment::scenario_toml::{apply_flag, apply_flag_assignment, FlagValue};
 use schedlab::experiment::{load_scenario, run_scenario, Scenario};
+use schedlab::experiment::{render_human_with, Detail, RunResult};
 use schedlab::InputError;
 use std::io::Write;
 use std::path::PathBuf;
@@ -100,12 +102,30 @@ pub struct RunArgs {
     /// latencies, tasks) to FILE; the run is traced for it (docs/report.md).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// The report as `perf stat -x SEP` CSV (no thousands separators), on stderr as perf
+    /// prints it: `value,unit,event,run-time,run-%,metric,metric-unit` per counter.
+    #[arg(short = 'x', long = "field-separator", value_name = "SEP")]
+    field_separator: Option<String>,
+    /// Summary tables (tasks grouped by name, CPUs by package) whatever the size; the
+    /// default above 64 CPUs or 64 tasks.
+    #[arg(long, conflicts_with = "per_cpu")]
+    summary: bool,
+    /// One line per task and per CPU whatever the size.
+    #[arg(short = 'A', long = "per-cpu")]
+    per_cpu: bool,
     #[command(flatten)]
     trace: crate::trace_args::TraceArgs,
 }
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
     let json = args.json.as_deref().map(JsonTarget::from_arg).transpose()?;
+    if args.field_separator.as_deref() == Some("") {
+        return Err(
+            InputError::new("-x/--field-separator", "the separator is empty")
+                .with_fix("give one, e.g. -x, or -x ';'")
+                .into(),
+        );
+    }
     let mut scenario = build_scenario(&args.common)?;
     args.trace.apply(&mut scenario)?;
     if let Some(h) = &args.html {
@@ -127,19 +147,33 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
             rows = Some(ev);
             r
         }
-        (None, None) => run_scenario(&scenario)?,
+        (None, None) => run_with_progress(&scenario)?,
     };
     if !args.quiet {
-        // What each benchmark itself prints, then the perf-stat-style report.
-        let mut text: String = result.workloads.iter().map(|w| w.output()).collect();
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(&render_human(&result));
+        // What each benchmark itself prints goes to stdout (stderr when stdout carries the
+        // JSON document); the perf-stat-style report to stderr, where perf prints it.
+        let tools: String = result.workloads.iter().map(|w| w.output()).collect();
+        let report = match &args.field_separator {
+            Some(sep) => render_csv(&result, sep),
+            None => {
+                let detail = match (args.summary, args.per_cpu) {
+                    (true, _) => Detail::Summary,
+                    (_, true) => Detail::Full,
+                    _ => Detail::Auto,
+                };
+                render_human_with(&result, detail)
+            }
+        };
         match json {
-            Some(JsonTarget::Stdout) => std::io::stderr().lock().write_all(text.as_bytes())?,
-            _ => std::io::stdout().lock().write_all(text.as_bytes())?,
+            Some(JsonTarget::Stdout) => std::io::stderr().lock().write_all(tools.as_bytes())?,
+            _ => std::io::stdout().lock().write_all(tools.as_bytes())?,
         }
+        std::io::stdout().lock().flush()?;
+        let mut err = std::io::stderr().lock();
+        if !tools.is_empty() && args.field_separator.is_none() {
+            err.write_all(b"\n")?;
+        }
+        err.write_all(report.as_bytes())?;
     }
     if let Some(target) = json {
         let mut doc = serde_json::to_string_pretty(&result)
@@ -154,6 +188,20 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         crate::report::write_html(path, &html)?;
     }
     Ok(())
+}
+
+/// Run the scenario, with a progress line on stderr when it is a terminal.
+fn run_with_progress(scenario: &Scenario) -> Result<RunResult, InputError> {
+    let Some(mut progress) = crate::progress::Progress::for_stderr() else {
+        return run_scenario(scenario);
+    };
+    let workload = scenario_workload(scenario)?;
+    let sim = prepare(scenario, workload)?;
+    let result = execute_with_progress(scenario, sim, &mut |now, stop, events| {
+        progress.update(now, stop, events)
+    });
+    progress.finish();
+    Ok(result)
 }
 
 /// The scenario file (or the defaults), with every given flag replacing its key through

@@ -433,7 +433,9 @@ fn machine_flag_shows_in_the_result() {
 fn two_hogs_human_report() {
     let o = schedlab(&["run", "examples/two-hogs.toml"]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
-    let out = stdout(&o);
+    // The perf-stat block goes to stderr, where perf prints it; rt-app prints nothing.
+    assert!(o.stdout.is_empty(), "{}", stdout(&o));
+    let out = stderr(&o);
     assert!(out.contains("Performance counter stats for"), "{out}");
     assert!(
         out.contains("seconds time elapsed (simulated)") && out.contains("(smp:1, seed 1)"),
@@ -477,7 +479,124 @@ fn hackbench_prints_the_tools_lines_then_the_report() {
     );
     assert_eq!(lines[1], "Each sender will pass 100 messages of 100 bytes");
     assert!(lines[2].starts_with("Time: "), "{}", lines[2]);
-    assert!(out.contains("Performance counter stats"), "{out}");
+    // stdout is the tool's printout alone (`2>/dev/null` keeps just it); perf's block is
+    // on stderr.
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        stderr(&o).contains("Performance counter stats"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn field_separator_prints_perf_stat_csv_on_stderr() {
+    let o = schedlab(&[
+        "run",
+        "-m",
+        "smp:2",
+        "-t",
+        "200ms",
+        "-x,",
+        "-w",
+        "hackbench -g 1 -f 2 -l 20",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("Running in process mode"),
+        "{}",
+        stdout(&o)
+    );
+    let csv = stderr(&o);
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    // perf's seven fields, eight with the per-thread / per-CPU prefix; no grouping commas.
+    assert!(rows.iter().all(|r| r.len() == 7 || r.len() == 8), "{csv}");
+    let clock = rows
+        .iter()
+        .find(|r| r.len() == 7 && r[2] == "task-clock")
+        .expect(&csv);
+    assert_eq!(clock[1], "msec");
+    assert!(clock[0].parse::<f64>().unwrap() > 0.0, "{csv}");
+    assert_eq!(clock[6], "CPUs utilized");
+    let cs = rows
+        .iter()
+        .find(|r| r.len() == 7 && r[2] == "context-switches")
+        .expect(&csv);
+    assert!(cs[0].parse::<u64>().unwrap() > 5, "{csv}");
+    assert!(
+        rows.iter().any(|r| r[0] == "CPU1" && r[3] == "cpu-busy"),
+        "{csv}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r[0].starts_with("hackbench") && r[3] == "wait-time"),
+        "{csv}"
+    );
+    // Another separator, and an empty one refused.
+    let o = schedlab(&[
+        "run",
+        "-t",
+        "10ms",
+        "-x",
+        ";",
+        "-w",
+        "rtapp examples/two-hogs.json",
+    ]);
+    assert!(
+        stderr(&o).lines().all(|l| l.split(';').count() >= 7),
+        "{}",
+        stderr(&o)
+    );
+    let err = expect_input_error(&schedlab(&[
+        "run",
+        "-x",
+        "",
+        "-w",
+        "rtapp examples/two-hogs.json",
+    ]));
+    assert!(err.contains("-x"), "{err}");
+}
+
+#[test]
+fn big_machines_get_summary_tables() {
+    let args = [
+        "run",
+        "-m",
+        "epyc-9654-2s",
+        "-t",
+        "20ms",
+        "-w",
+        "hackbench -g 2 -l 10",
+    ];
+    let o = schedlab(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stderr(&o);
+    assert!(
+        out.contains("PACKAGE") && out.contains("busiest CPUs:"),
+        "{out}"
+    );
+    assert!(out.lines().any(|l| l.starts_with("hackbench ")), "{out}");
+    assert!(
+        out.lines().count() < 60,
+        "{} lines:\n{out}",
+        out.lines().count()
+    );
+    let o = schedlab(&[&args[..], &["--per-cpu"]].concat());
+    assert!(
+        stderr(&o).lines().count() > 384,
+        "--per-cpu prints every CPU"
+    );
+    let o = schedlab(&[
+        "run",
+        "-m",
+        "smp:2",
+        "-t",
+        "10ms",
+        "--summary",
+        "-w",
+        "rtapp examples/two-hogs.json",
+    ]);
+    assert!(stderr(&o).contains("busiest CPUs:"), "{}", stderr(&o));
 }
 
 #[test]

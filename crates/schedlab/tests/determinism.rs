@@ -49,3 +49,31 @@ fn each_seed_has_its_own_tick_phases() {
     assert_ne!(a["perf"], b["perf"]);
     assert_ne!(a["tasks"], b["tasks"]);
 }
+
+#[test]
+fn a_run_with_a_progress_line_gives_the_same_result() {
+    use schedlab::experiment::run::{execute_with_progress, prepare};
+    let sc = Scenario {
+        machine: "smp:4".into(),
+        duration_ns: Some(NSEC_PER_SEC),
+        seed: 3,
+        ..Scenario::default()
+    };
+    let plain = serde_json::to_value(run_workload(&sc, mixed_workload(12, 12, 4)).unwrap());
+    let sim = prepare(&sc, mixed_workload(12, 12, 4)).unwrap();
+    let mut calls = Vec::new();
+    let r = execute_with_progress(&sc, sim, &mut |now, stop, events| {
+        calls.push((now, stop, events))
+    });
+    let stepped = serde_json::to_value(r);
+    let (mut plain, mut stepped) = (plain.unwrap(), stepped.unwrap());
+    plain["sim"]["wall_s"] = serde_json::Value::Null;
+    stepped["sim"]["wall_s"] = serde_json::Value::Null;
+    assert_eq!(plain, stepped);
+    // A call per thousandth of the run, time and events growing.
+    assert!(calls.len() >= 990 && calls.len() <= 1000, "{}", calls.len());
+    assert!(calls
+        .windows(2)
+        .all(|w| w[0].0 < w[1].0 && w[0].2 <= w[1].2));
+    assert_eq!(calls[0].1, NSEC_PER_SEC);
+}

@@ -1,7 +1,7 @@
 //! Machine files: every preset round-trips through TOML, every validation rule rejects
 //! with the key and a fix, the shape form builds, and capture reads a fake sysfs tree.
 
-use schedlab::machine::capture::capture;
+use schedlab::machine::capture::{capture, capture_with, cpuinfo_khz};
 use schedlab::machine::presets::{machine_from_name, PRESET_EXAMPLES};
 use schedlab::machine::{machine_to_toml, parse_machine};
 use std::path::Path;
@@ -308,4 +308,39 @@ fn the_documented_example_parses() {
     assert_eq!(m.nr_cpus(), 3);
     assert_eq!(m.freq_domains[0].cpus, [0, 1]);
     assert_eq!(m.freq_domains[0].transition_latency_ns, 500_000);
+}
+
+#[test]
+fn capture_without_cpufreq_takes_the_cpuinfo_mhz() {
+    let root = std::env::temp_dir().join(format!("schedlab-sysfs-ci-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    fake_sysfs(&root);
+    for cpu in 0..8 {
+        let f = root.join(format!(
+            "devices/system/cpu/cpu{cpu}/cpufreq/scaling_available_frequencies"
+        ));
+        std::fs::remove_file(f).unwrap();
+    }
+    // A VM's cpuinfo: the MHz wobbles between CPUs and reads; package 1 runs faster.
+    let cpuinfo: String = (0..8)
+        .map(|c| {
+            let mhz = if [2, 3, 6, 7].contains(&c) {
+                "3100.47"
+            } else {
+                "2596.122"
+            };
+            format!("processor\t: {c}\nmodel name\t: AMD EPYC\ncpu MHz\t\t: {mhz}\n\n")
+        })
+        .collect();
+    let m = capture_with(&root, Some(&cpuinfo)).unwrap();
+    let without = capture_with(&root, None).unwrap();
+    let _ = std::fs::remove_dir_all(&root);
+    let khz = |m: &schedlab::Machine, d: usize| -> Vec<u32> {
+        m.freq_domains[d].opps.iter().map(|o| o.khz).collect()
+    };
+    assert_eq!(khz(&m, 0), [2_596_000]);
+    assert_eq!(khz(&m, 1), [3_100_000]);
+    // Neither cpufreq nor cpuinfo: the documented 2 GHz.
+    assert_eq!(khz(&without, 0), [2_000_000]);
+    assert_eq!(cpuinfo_khz("processor : 0\ncpu MHz : 0.000\n").len(), 0);
 }

@@ -270,3 +270,26 @@ fn unwritable_trace_is_an_error_and_leaves_no_file() {
         .contains("--trace /nonexistent-dir/x.pftrace"));
     assert!(TraceConfig::new("x.json").is_err());
 }
+
+#[test]
+fn the_size_estimate_of_a_run_that_ends_early_is_its_size() {
+    // A hackbench has no duration: it ends when its tasks exit, long before the 1 h cap
+    // the estimate used to scale to.
+    let sc = Scenario {
+        machine: "smp:2".into(),
+        workloads: vec!["hackbench -g 1 -f 2 -l 10".into()],
+        ..Scenario::default()
+    };
+    let cfg = text_cfg("estimate-ends-early.txt", Precision::Ns);
+    let est = schedlab::experiment::trace_run::estimate(&sc, &cfg).unwrap();
+    let (_, stats) = schedlab::experiment::trace_run::run_traced(&sc, &cfg).unwrap();
+    let _ = std::fs::remove_file(&cfg.path);
+    let ratio = est.bytes / stats.bytes as f64;
+    assert!(
+        (0.9..1.1).contains(&ratio),
+        "estimate {} B, wrote {} B",
+        est.bytes,
+        stats.bytes
+    );
+    assert!(est.span_ns < 1_000_000_000, "span {}", est.span_ns);
+}

@@ -10,6 +10,8 @@ pub mod group_setup;
 pub mod noise;
 pub mod parallel;
 pub mod report;
+pub mod report_csv;
+mod report_summary;
 pub mod results;
 pub mod run;
 pub mod scenario;
@@ -23,7 +25,7 @@ pub mod trace_rows;
 pub mod trace_run;
 pub mod trace_toml;
 
-pub use report::render_human;
+pub use report::{render_human, render_human_with, Detail};
 pub use results::RunResult;
 pub use run::run_scenario;
 pub use scenario::{PreemptModel, Scenario};

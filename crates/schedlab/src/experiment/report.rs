@@ -1,15 +1,53 @@
 //! Human-readable report of one run, in the shape of `perf stat`: the software counters
-//! first, then a per-task table, per-CPU busy time, and anything that went wrong.
+//! first, then a per-task table, per-CPU busy time, and anything that went wrong. Big
+//! runs get summary tables instead (`report_summary.rs`); `perf stat -x` CSV is in
+//! `report_csv.rs`.
 
 use super::results::RunResult;
 use std::fmt::Write;
 
+/// How much of the per-task and per-CPU detail the report prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// Full tables up to [`SUMMARY_ABOVE`] CPUs or tasks, summaries beyond.
+    #[default]
+    Auto,
+    /// One line per task and per CPU, whatever the size.
+    Full,
+    /// Tasks grouped by name, CPUs by package.
+    Summary,
+}
+
+/// `Detail::Auto` summarises runs with more CPUs or tasks than this.
+pub const SUMMARY_ABOVE: usize = 64;
+
+impl Detail {
+    /// Whether `r` gets the summary tables.
+    pub fn summarises(self, r: &RunResult) -> bool {
+        match self {
+            Detail::Full => false,
+            Detail::Summary => true,
+            Detail::Auto => r.cpus.len() > SUMMARY_ABOVE || r.tasks.len() > SUMMARY_ABOVE,
+        }
+    }
+}
+
 /// Render `r` for a terminal. Deterministic except for the wall-clock line.
 pub fn render_human(r: &RunResult) -> String {
+    render_human_with(r, Detail::Auto)
+}
+
+/// As [`render_human`], with the per-task and per-CPU detail chosen.
+pub fn render_human_with(r: &RunResult, detail: Detail) -> String {
     let mut out = String::new();
     counters(&mut out, r);
-    tasks(&mut out, r);
-    cpus(&mut out, r);
+    if detail.summarises(r) {
+        super::report_summary::tasks(&mut out, r);
+        super::report_summary::cpus(&mut out, r);
+    } else {
+        tasks(&mut out, r);
+        cpus(&mut out, r);
+    }
     footer(&mut out, r);
     out
 }
@@ -194,7 +232,7 @@ fn footer(out: &mut String, r: &RunResult) {
 }
 
 /// `1234567` → `"1,234,567"`.
-fn group(v: u64) -> String {
+pub(super) fn group(v: u64) -> String {
     let digits = v.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, ch) in digits.chars().enumerate() {
@@ -208,7 +246,7 @@ fn group(v: u64) -> String {
 
 /// `v / unit` with `decimals` digits (rounded half up) and a grouped integer part, in
 /// integer arithmetic so the text never depends on float formatting.
-fn group_fixed(v: u64, unit: u64, decimals: u32) -> String {
+pub(super) fn group_fixed(v: u64, unit: u64, decimals: u32) -> String {
     let scale = 10u128.pow(decimals);
     let scaled = (v as u128 * scale + unit as u128 / 2) / unit as u128;
     let int = (scaled / scale) as u64;

@@ -174,7 +174,13 @@ pub fn kernel_of(scenario: &Scenario, machine: &Machine) -> Result<KernelVersion
     match (scenario.kernel, &machine.kernel) {
         (Some(v), _) => Ok(v),
         (None, Some(text)) => {
-            KernelVersion::parse(text, &format!("machine '{}': key 'kernel'", machine.name))
+            // The machine file as the user named it (-m FILE.toml), else the machine.
+            let origin = if scenario.machine.ends_with(".toml") {
+                format!("{}: kernel.version", scenario.machine)
+            } else {
+                format!("machine '{}': kernel.version", machine.name)
+            };
+            KernelVersion::parse(text, &origin)
         }
         (None, None) => Ok(KernelVersion::Current),
     }
@@ -230,6 +236,32 @@ pub fn execute_in_place(
     let reason = sim.run();
     let wall_s = started.elapsed().as_secs_f64();
     collect(scenario, sim, reason.name(), wall_s)
+}
+
+/// As `execute`, calling `progress(now, stop_at, events)` after each thousandth of the
+/// simulated time span (for a progress line). The run and its result are the same as
+/// `execute`'s: stepping `run_until` in chunks processes the same events in the same order.
+pub fn execute_with_progress(
+    scenario: &Scenario,
+    mut sim: Simulation,
+    progress: &mut dyn FnMut(Ns, Ns, u64),
+) -> RunResult {
+    let every = default_invariant_every(&sim);
+    sim.set_invariant_every(every);
+    let started = Instant::now();
+    let stop = sim.stop_at;
+    let step = (stop.saturating_sub(sim.sched.now) / 1000).max(1);
+    let mut t = sim.sched.now;
+    while t < stop {
+        t = t.saturating_add(step).min(stop);
+        if sim.run_until(t) == crate::simulation::StopReason::AllExited {
+            break;
+        }
+        progress(t, stop, sim.events_processed);
+    }
+    let reason = sim.run();
+    let wall_s = started.elapsed().as_secs_f64();
+    collect(scenario, &sim, reason.name(), wall_s)
 }
 
 /// Invariants are checked every this many events in normal runs.

@@ -76,8 +76,12 @@ pub fn parse_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<Scena
             }
             None => origin.to_string(),
         };
-        let msg = e.message().trim().replace('\n', "; ");
-        InputError::new(at, format!("malformed TOML: {msg}"))
+        let msg = match e.message().trim() {
+            // The toml crate gives some syntax errors no text (`a =`).
+            "" => "a key without a value, or an unclosed bracket".to_string(),
+            m => m.replace('\n', "; "),
+        };
+        InputError::new(at, format!("malformed TOML: {msg}")).with_fix(TOML_SYNTAX_FIX)
     })?;
 
     let mut sc = Scenario {
@@ -89,6 +93,13 @@ pub fn parse_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<Scena
     }
     Ok(sc)
 }
+
+/// The highest tick rate a scenario may ask for (`hz`, `--hz`).
+pub const MAX_HZ: u64 = 100_000;
+
+/// The fix of a TOML syntax error: the forms a scenario file uses.
+pub const TOML_SYNTAX_FIX: &str =
+    "write `key = \"text\"`, `key = 10` or `[table]`, one per line; docs/scenario.md lists the keys";
 
 /// Set one scenario key from its TOML value (a file's top-level key, or a `KEY=VALUE`
 /// setting of `ab` / `sweep`). `origin` names the source in errors. A `trace` table is
@@ -160,7 +171,13 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
     let at = || src.key(key);
     match key {
         "machine" => sc.machine = string(value, &at)?,
-        "features" => sc.features = features(value, &at)?,
+        "features" => {
+            let list = features(value, &at)?;
+            // Names are checked here so the error names the file or flag; whether the
+            // kernel has the feature is checked once the kernel is known.
+            crate::sched::features::check_names(&list, &at())?;
+            sc.features = list;
+        }
         "seed" => sc.seed = integer(value, &at, 0, u64::MAX)?,
         "duration" => {
             let s = match value {
@@ -170,10 +187,16 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
                         .with_fix("write e.g. duration = \"10s\" or \"500ms\""))
                 }
             };
-            sc.duration_ns = Some(parse_duration(s).map_err(|m| InputError::new(at(), m))?);
+            sc.duration_ns = Some(parse_duration(s).map_err(|m| match m.split_once("; ") {
+                Some((what, fix)) => InputError::new(at(), what).with_fix(fix),
+                None => InputError::new(at(), m).with_fix("write e.g. \"10s\" or \"500ms\""),
+            })?);
         }
         "hz" => {
-            sc.hz = integer(value, &at, 1, u32::MAX as u64)
+            // At most 100 kHz: beyond 10⁹ the tick period rounds to 0 ns (found by
+            // fuzzing: `hz = 2147483647` divided by it), and long before that every CPU
+            // would tick faster than anything it runs.
+            sc.hz = integer(value, &at, 1, MAX_HZ)
                 .map_err(|e| e.with_fix("use a kernel HZ value such as 100, 250 or 1000"))?
                 as u32
         }
@@ -190,9 +213,11 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
         }
         "pelt_halflife" => {
             let s = string(value, &at)?;
-            sc.pelt_halflife_ms = super::scenario::parse_pelt_halflife(&s).map_err(|m| {
-                InputError::new(at(), m).with_fix("use \"32ms\", \"16ms\" or \"8ms\"")
-            })?;
+            let fix = "use \"32ms\", \"16ms\" or \"8ms\"";
+            sc.pelt_halflife_ms = super::scenario::parse_pelt_halflife(&s)
+                .map_err(|m| InputError::new(at(), m).with_fix(fix))?;
+            super::run::pelt_lshift(sc.pelt_halflife_ms)
+                .map_err(|e| InputError::new(at(), e.message).with_fix(fix))?;
         }
         "governor" => {
             let s = string(value, &at)?;
@@ -310,6 +335,7 @@ fn type_name(v: &Value) -> &'static str {
 
 fn wrong_type(at: &str, expected: &str, got: &Value) -> InputError {
     InputError::new(at, format!("expected {expected}, found {}", type_name(got)))
+        .with_fix(format!("give {expected} (docs/scenario.md)"))
 }
 
 fn string(v: &Value, at: &dyn Fn() -> String) -> Result<String, InputError> {
@@ -322,10 +348,12 @@ fn string(v: &Value, at: &dyn Fn() -> String) -> Result<String, InputError> {
 fn integer(v: &Value, at: &dyn Fn() -> String, min: u64, max: u64) -> Result<u64, InputError> {
     match v {
         Value::Integer(i) if *i >= 0 && (*i as u64) >= min && (*i as u64) <= max => Ok(*i as u64),
-        Value::Integer(i) => Err(InputError::new(
-            at(),
-            format!("{i} is out of range; expected {min}..={max}"),
-        )),
+        Value::Integer(i) => {
+            // A TOML integer is an i64: that is the largest anyone can write.
+            let max = max.min(i64::MAX as u64);
+            Err(InputError::new(at(), format!("{i} is out of range"))
+                .with_fix(format!("give an integer in {min}..={max}")))
+        }
         other => Err(wrong_type(&at(), "an integer", other)),
     }
 }

@@ -111,6 +111,7 @@ pub fn load_study(dir: &Path, name: &str) -> Result<Study, InputError> {
 pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<Study, InputError> {
     let t: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         InputError::new(origin, format!("malformed TOML: {}", e.message().trim()))
+            .with_fix(crate::experiment::scenario_toml::TOML_SYNTAX_FIX)
     })?;
     const KEYS: &[&str] = &[
         "title", "thread", "scale", "notes", "seeds", "scenario", "variant", "metric",

@@ -70,6 +70,7 @@ pub fn load_sweep(path: &Path) -> Result<SweepSpec, InputError> {
 pub fn parse_sweep(text: &str, origin: &str, dir: &Path) -> Result<SweepSpec, InputError> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         InputError::new(origin, format!("malformed TOML: {}", e.message().trim()))
+            .with_fix(crate::experiment::scenario_toml::TOML_SYNTAX_FIX)
     })?;
     let mut base = Scenario {
         base_dir: dir.to_path_buf(),

@@ -95,7 +95,8 @@ impl Sysctls {
             return Err(InputError::new(
                 origin,
                 format!("{name} = {value} is outside {lo}..={hi}"),
-            ));
+            )
+            .with_fix(format!("give {name} a value in {lo}..={hi}")));
         }
         if let Some(i) = CFS_SYSCTLS.iter().position(|n| *n == name) {
             self.cfs[i] = Some(value);

@@ -5,9 +5,10 @@
 //! thread_siblings_list, physical_package_id, cluster_cpus_list}, cpu_capacity,
 //! cache/indexK/{level,type,shared_cpu_list}, cpufreq/{related_cpus,
 //! scaling_available_frequencies, cpuinfo_max_freq, cpuinfo_transition_latency}; and
-//! devices/system/node/nodeN/{cpulist,distance}. Missing files fall back (docs/machines.md):
-//! core = the CPU alone, package 0, cluster = core, LLC = package, capacity 1024, one
-//! 2 GHz frequency domain per package, one node at distance 10. Idle states and the
+//! devices/system/node/nodeN/{cpulist,distance}; without cpufreq, the `cpu MHz` lines of
+//! /proc/cpuinfo. Missing files fall back (docs/machines.md): core = the CPU alone,
+//! package 0, cluster = core, LLC = package, capacity 1024, one frequency domain per
+//! package at the cpuinfo MHz (else 2 GHz), one node at distance 10. Idle states and the
 //! energy model are not captured.
 
 use super::cpulist::parse_cpulist;
@@ -18,8 +19,20 @@ use std::path::{Path, PathBuf};
 
 const DEFAULT_KHZ: u32 = 2_000_000;
 
-/// Read the machine under `root` (normally /sys).
+/// Read the machine under `root` (normally /sys; /proc/cpuinfo is read only then).
 pub fn capture(root: &Path) -> Result<Machine, InputError> {
+    let cpuinfo = if root == Path::new("/sys") {
+        std::fs::read_to_string("/proc/cpuinfo").ok()
+    } else {
+        None
+    };
+    capture_with(root, cpuinfo.as_deref())
+}
+
+/// As `capture`, with the text of /proc/cpuinfo given (the frequency of CPUs without
+/// cpufreq, as in most VMs).
+pub fn capture_with(root: &Path, cpuinfo: Option<&str>) -> Result<Machine, InputError> {
+    let cpuinfo_khz = cpuinfo.map(cpuinfo_khz).unwrap_or_default();
     let cpu_dir = root.join("devices/system/cpu");
     let n = count_cpus(&cpu_dir)?;
     let file = |cpu: usize, rel: &str| read(&cpu_dir.join(format!("cpu{cpu}/{rel}")));
@@ -65,7 +78,8 @@ pub fn capture(root: &Path) -> Result<Machine, InputError> {
     }
     let (node, numa_distance) = nodes(&root.join("devices/system/node"), n)?;
     let capacity = capacities(n, |cpu| file(cpu, "cpu_capacity"));
-    let (freq_domain, freq_domains) = freq_domains(n, &package, &|cpu, rel| file(cpu, rel), &list)?;
+    let read_file = |cpu: usize, rel: &str| file(cpu, rel);
+    let (freq_domain, freq_domains) = freq_domains(n, &package, &read_file, &list, &cpuinfo_khz)?;
     let cpus = (0..n)
         .map(|id| Cpu {
             id,
@@ -208,12 +222,14 @@ fn capacities(n: usize, read: impl Fn(usize) -> Option<String>) -> Vec<u32> {
 type ListFn<'a> = dyn Fn(usize, &str) -> Result<Option<Vec<usize>>, InputError> + 'a;
 
 /// Frequency domains from cpufreq/related_cpus (else one per package), each with the
-/// available frequencies of its first CPU (else cpuinfo_max_freq, else 2 GHz).
+/// available frequencies of its first CPU (else cpuinfo_max_freq, else the highest
+/// /proc/cpuinfo `cpu MHz` of its CPUs, else 2 GHz).
 fn freq_domains(
     n: usize,
     package: &[usize],
     file: &dyn Fn(usize, &str) -> Option<String>,
     list: &ListFn<'_>,
+    cpuinfo_khz: &BTreeMap<usize, u32>,
 ) -> Result<(Vec<usize>, Vec<FreqDomain>), InputError> {
     let mut dense = Dense::default();
     let mut of_cpu = vec![0; n];
@@ -237,7 +253,16 @@ fn freq_domains(
         khz.retain(|&f| f > 0);
         if khz.is_empty() {
             let max = file(first, "cpufreq/cpuinfo_max_freq").and_then(|s| s.trim().parse().ok());
-            khz.push(max.filter(|&f| f > 0).unwrap_or(DEFAULT_KHZ));
+            let from_cpuinfo = cpus
+                .iter()
+                .filter_map(|c| cpuinfo_khz.get(c))
+                .max()
+                .copied();
+            khz.push(
+                max.filter(|&f| f > 0)
+                    .or(from_cpuinfo)
+                    .unwrap_or(DEFAULT_KHZ),
+            );
         }
         khz.sort_unstable();
         khz.dedup();
@@ -262,6 +287,33 @@ fn freq_domains(
         });
     }
     Ok((of_cpu, domains))
+}
+
+/// `cpu MHz` of each `processor` in /proc/cpuinfo, in kHz rounded to whole MHz (the
+/// value wobbles by a few kHz between reads on VMs); non-positive values are left out.
+pub fn cpuinfo_khz(text: &str) -> BTreeMap<usize, u32> {
+    let mut out = BTreeMap::new();
+    let mut cpu = None;
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        match key.trim() {
+            "processor" => cpu = value.trim().parse::<usize>().ok(),
+            "cpu MHz" => {
+                let mhz = value
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|m| *m >= 1.0 && *m < 1e6);
+                if let (Some(c), Some(m)) = (cpu, mhz) {
+                    out.insert(c, m.round() as u32 * 1000);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Each CPU's node from nodeN/cpulist, and the distance matrix of the nodes that have

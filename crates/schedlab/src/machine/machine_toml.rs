@@ -45,7 +45,11 @@ pub fn parse_machine(text: &str, origin: &str) -> Result<Machine, InputError> {
             }
             None => origin.to_string(),
         };
-        let msg = e.message().trim().replace('\n', "; ");
+        let msg = match e.message().trim() {
+            // The toml crate gives some syntax errors no text (found by fuzzing: `a =`).
+            "" => "malformed TOML: a key without a value, or an unclosed bracket".to_string(),
+            m => m.replace('\n', "; "),
+        };
         InputError::new(at, msg).with_fix("see docs/machines.md for every key")
     })?;
     let name = file.name.clone().unwrap_or_default();
@@ -205,6 +209,15 @@ fn domain(d: &DomainToml, at: &str) -> Result<FreqDomain, InputError> {
         (None, Some(us)) => us.saturating_mul(1000),
         (None, None) => 0,
     };
+    // Real latencies are µs to ms; above 1 s is a typo (found by fuzzing: 2⁶³ µs
+    // saturated to a value `machines show` could not write back as a TOML integer).
+    if transition_latency_ns > 1_000_000_000 {
+        return Err(InputError::new(
+            format!("{at}.transition_latency"),
+            format!("{transition_latency_ns} ns is more than 1 s"),
+        )
+        .with_fix("give the DT clock-latency, e.g. transition_latency_us = 500"));
+    }
     let max_khz = opps.last().map(|o| o.khz).unwrap_or(0);
     let idle_states = d
         .idle_states

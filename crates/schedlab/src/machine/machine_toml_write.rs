@@ -26,7 +26,8 @@ fn write_all(m: &Machine, t: &mut String) -> std::fmt::Result {
     )?;
     writeln!(t, "name = {}", quoted(&m.name))?;
     if let Some(k) = &m.kernel {
-        writeln!(t, "kernel = {}", quoted(k))?;
+        // The loader reads a `[kernel]` table (found by fuzzing: a string did not read back).
+        writeln!(t, "kernel = {{ version = {} }}", quoted(k))?;
     }
     writeln!(t)?;
     writeln!(t, "cpu = [")?;

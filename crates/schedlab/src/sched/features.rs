@@ -179,6 +179,26 @@ impl Default for Features {
     }
 }
 
+/// Check that every name of a debugfs-syntax list is a sched feature of some modelled
+/// kernel (which kernel has it is checked by [`Features::apply_list_in`]).
+pub fn check_names(list: &str, origin: &str) -> Result<(), InputError> {
+    for item in list
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+    {
+        let upper = item.to_ascii_uppercase();
+        if Feature::from_name(upper.strip_prefix("NO_").unwrap_or(&upper)).is_none() {
+            // The unknown-name error, with its suggestions.
+            Features::for_kernel(KernelVersion::Current).apply_one(
+                item,
+                origin,
+                KernelVersion::Current,
+            )?;
+        }
+    }
+    Ok(())
+}
+
 impl Features {
     /// Kernel `v`'s defaults; features it lacks are off.
     pub fn for_kernel(v: KernelVersion) -> Self {

@@ -38,6 +38,9 @@ pub struct ProgState {
     io: OpProgress,
     /// `Op::Stamp` slots.
     stamps: Vec<Ns>,
+    /// (time, count) of this task's advances at one instant: a program that only yields
+    /// (or switches between such programs) never lets time pass, across advances.
+    instant: (Ns, u32),
     /// The per-CPU spinlock object held, if any.
     spin_held: Option<usize>,
 }
@@ -92,6 +95,7 @@ impl Interpreter {
                     start_fixed: false,
                     io: OpProgress::default(),
                     stamps: Vec::new(),
+                    instant: (0, 0),
                     spin_held: None,
                 })
             })
@@ -132,6 +136,16 @@ impl Interpreter {
     ) -> Step {
         let program = Rc::clone(&self.progs[p].program);
         let now = sched.now;
+        // Found by fuzzing: rt-app `{"yield": 0}` alone on a CPU re-ran at one instant
+        // forever (each yield ends the advance, so the per-advance limit never tripped).
+        let st = &mut self.progs[p];
+        st.instant = match st.instant {
+            (t, n) if t == now => (t, n + 1),
+            _ => (now, 1),
+        };
+        if st.instant.1 > MAX_INSTANT_OPS {
+            return self.stop_stuck(sched, p, cpu);
+        }
         for _ in 0..MAX_INSTANT_OPS {
             let st = &mut self.progs[p];
             let Some(op) = program.get(st.pc) else {
@@ -337,6 +351,11 @@ impl Interpreter {
                 }
             }
         }
+        self.stop_stuck(sched, p, cpu)
+    }
+
+    /// Stop task `p`, whose program made no simulated time pass in MAX_INSTANT_OPS steps.
+    fn stop_stuck(&mut self, sched: &mut Sched, p: TaskId, cpu: CpuId) -> Step {
         self.stuck.push(format!(
             "task '{}' ran {MAX_INSTANT_OPS} steps without simulated time passing; it was stopped",
             sched.tasks[p].comm
@@ -415,6 +434,7 @@ impl Interpreter {
             start_fixed: true,
             io: OpProgress::default(),
             stamps: Vec::new(),
+            instant: (0, 0),
             spin_held: None,
         });
         self.woken_at.push(None);

@@ -244,6 +244,24 @@ pub fn duration(tool: &str, spec: &OptSpec, text: &str, bare_unit: &str) -> Resu
     })
 }
 
+/// The most tasks one front end may create: beyond it a typo (`-f 1000001`) would make the
+/// simulator allocate without bound. 1 M tasks take about 2 GB (docs/performance.md,
+/// the `sleepers-1m` row).
+pub const MAX_TASKS: u64 = 1_000_000;
+
+/// Refuse a run of `tasks` tasks (as computed from `options`, e.g. "-g 10 -f 20") beyond
+/// [`MAX_TASKS`].
+pub fn check_tasks(tool: &str, options: &str, tasks: u128) -> Result<(), InputError> {
+    if tasks <= MAX_TASKS as u128 {
+        return Ok(());
+    }
+    Err(InputError::new(
+        format!("{tool} {options}"),
+        format!("{tasks} tasks is more than the simulator takes ({MAX_TASKS})"),
+    )
+    .with_fix("use smaller counts"))
+}
+
 /// The value of `long` parsed as a number ≥ `min`, or `default` when absent.
 pub fn number_or<T>(tool: &str, p: &Parsed, long: &str, default: T, min: T) -> Result<T, InputError>
 where

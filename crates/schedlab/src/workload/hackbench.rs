@@ -81,14 +81,25 @@ pub fn parse_hackbench(args: &[String]) -> Result<Params, InputError> {
     )?;
     reject(tool, &p, "help", "there is no usage text to print")?;
     let threads = last_mode(&p);
-    Ok(Params {
+    let params = Params {
         groups: cmdline::number_or(tool, &p, "groups", 10, 1)?,
         fds: cmdline::number_or(tool, &p, "fds", 20, 1)?,
         loops: cmdline::number_or(tool, &p, "loops", 100, 1)?,
         datasize: cmdline::number_or(tool, &p, "datasize", 100, 1)?,
         threads,
         pipe: p.has("pipe"),
-    })
+    };
+    check_size(tool, &params)?;
+    Ok(params)
+}
+
+/// Every sender holds every channel of its group: the tasks and the fds² channel ends
+/// must stay within what the simulator allocates (found by fuzzing: `-f 100001`).
+fn check_size(tool: &str, p: &Params) -> Result<(), InputError> {
+    let at = format!("-g {} -f {}", p.groups, p.fds);
+    let (g, f) = (p.groups as u128, p.fds as u128);
+    cmdline::check_tasks(tool, &at, 1 + 2 * g * f)?;
+    cmdline::check_tasks(tool, &at, g * f * f / 64)
 }
 
 const PERF_OPTS: &[OptSpec] = &[
@@ -104,14 +115,16 @@ pub fn parse_perf_messaging(args: &[String]) -> Result<Params, InputError> {
     let tool = "perf-bench-messaging";
     let p = cmdline::getopt(tool, args, PERF_OPTS)?;
     cmdline::no_positional(tool, &p)?;
-    Ok(Params {
+    let params = Params {
         groups: cmdline::number_or(tool, &p, "group", 10, 1)?,
         fds: 20,
         loops: cmdline::number_or(tool, &p, "nr_loops", 100, 1)?,
         datasize: 100,
         threads: p.has("thread"),
         pipe: p.has("pipe"),
-    })
+    };
+    check_size(tool, &params)?;
+    Ok(params)
 }
 
 fn reject(tool: &str, p: &Parsed, long: &str, why: &str) -> Result<(), InputError> {

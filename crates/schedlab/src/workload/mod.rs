@@ -150,8 +150,15 @@ pub fn build_workload_with(
             }
             let path = base_dir.join(file);
             let text = std::fs::read_to_string(&path).map_err(|e| {
+                // A `-w` flag's paths start at the current directory (base_dir "."), a
+                // scenario file's at its folder: the hint names the right one.
+                let start = if base_dir == Path::new(".") || base_dir.as_os_str().is_empty() {
+                    "the current directory".to_string()
+                } else {
+                    format!("the scenario file's folder, {}", base_dir.display())
+                };
                 InputError::new(path.display().to_string(), format!("cannot read: {e}"))
-                    .with_fix("check the path; relative paths start at the scenario's folder")
+                    .with_fix(format!("check the path; relative paths start at {start}"))
             })?;
             rtapp::parse_rtapp(&text, &path.display().to_string()).map(Compiled::from)
         }

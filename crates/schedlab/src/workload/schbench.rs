@@ -121,7 +121,8 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
     }
     let _interval: u64 = cmdline::number_or(tool, &p, "intervaltime", 10, 0)?;
     let (message_cpus, worker_cpus, auto_pin) = pinning(tool, &p, m, nr_cpus)?;
-    if workers * m > 200_000 {
+    // In u128: `-m` × `-t` must not wrap around the check (found by fuzzing).
+    if workers as u128 * m as u128 > 200_000 {
         return Err(InputError::new(
             "schbench -m/-t",
             format!("{} threads is more than the simulator takes", workers * m),
@@ -167,6 +168,14 @@ fn pinning(tool: &str, p: &Parsed, m: usize, nr_cpus: usize) -> Result<Pinning, 
             InputError::new(format!("{tool} {}", spec.display()), e)
                 .with_fix(format!("write e.g. {} 0-3,8 or auto", spec.display()))
         })?;
+        if cpus.is_empty() {
+            // Found by fuzzing: `-M ,` divided by the empty list's length.
+            return Err(InputError::new(
+                format!("{tool} {}", spec.display()),
+                "the CPU list is empty",
+            )
+            .with_fix(format!("write e.g. {} 0-3,8 or auto", spec.display())));
+        }
         if let Some(bad) = cpus.iter().find(|&&c| c >= nr_cpus) {
             return Err(InputError::new(
                 format!("{tool} {}", spec.display()),

@@ -52,6 +52,8 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
             .with_fix("the wait stressor is modelled: write stress-ng --wait N"));
     };
     let n: usize = cmdline::number(tool, spec, v, 0)?;
+    // Found by fuzzing: `--wait 18446744073709551615` allocated without bound.
+    cmdline::check_tasks(tool, "--wait", n as u128)?;
     let timeout_ns = match p.get("timeout") {
         Some((spec, v)) => Some(cmdline::duration(tool, spec, v, "s")?),
         None => None,

@@ -20,10 +20,13 @@ use super::report::ToolReport;
 use super::{Compiled, Op, TaskSpec, TimerMode, Workload};
 use crate::engine::rng::stream;
 use crate::error::InputError;
-use crate::time::Ns;
+use crate::time::{Ns, NSEC_PER_SEC};
 use model::{EpisodeKind, EpisodeSlots, FrameWork, WorkModel};
 use rand_chacha::ChaCha8Rng;
 pub use report::{FramesReport, FramesResult};
+
+/// The longest run of episodes a `frames` workload may describe.
+const MAX_SPAN_NS: Ns = 600 * NSEC_PER_SEC;
 
 const OPTS: &[OptSpec] = &[
     value('r', "refresh"),
@@ -164,12 +167,37 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
         }
         Ok(n)
     };
+    let (app_threads, system_threads) = (threads("app-threads")?, threads("system-threads")?);
+    // Programs are written out frame by frame and sleep by sleep, so their size grows
+    // with the episodes' length × the threads (found by fuzzing: `-e scroll:99999min`
+    // allocated until the process was killed). 10 min of frames, 100 thread-minutes of
+    // background threads.
+    let span: Ns = episodes.iter().map(|e| e.ns).fold(0, Ns::saturating_add);
+    if span > MAX_SPAN_NS {
+        return Err(err(
+            "episodes",
+            format!("the episodes last {} s", span / NSEC_PER_SEC),
+            "keep them within 600 s in all",
+        ));
+    }
+    let thread_ns = (app_threads + system_threads) as u128 * span as u128;
+    if thread_ns > 100 * 60 * NSEC_PER_SEC as u128 {
+        return Err(err(
+            "system-threads",
+            format!(
+                "{} background threads over {} s of episodes",
+                app_threads + system_threads,
+                span / NSEC_PER_SEC
+            ),
+            "keep threads × episode seconds within 6000",
+        ));
+    }
     Ok(Params {
         refresh_hz,
         episodes,
         work,
-        app_threads: threads("app-threads")?,
-        system_threads: threads("system-threads")?,
+        app_threads,
+        system_threads,
         uclamp_min: uclamp_min.filter(|&u| u > 0),
         nice,
         cpus,
