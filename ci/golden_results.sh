@@ -13,8 +13,8 @@ d = json.load(open(sys.argv[1]))
 d.get("sim", {}).pop("wall_s", None)
 json.dump(d, open(sys.argv[1], "w"), indent=1, sort_keys=True)
 ' "$1"; }
-"$bin" run examples/two-hogs.toml --json "$out/example-two-hogs.json" >/dev/null
-"$bin" run -m smp:2 -w "rtapp examples/periodic.json" -t 5s --json "$out/example-periodic.json" >/dev/null
+"$bin" run examples/two-hogs.toml --json "$out/example-two-hogs.json" >/dev/null 2>&1
+"$bin" run -m smp:2 -w "rtapp examples/periodic.json" -t 5s --json "$out/example-periodic.json" >/dev/null 2>&1
 for f in studies/*.toml; do
   name=$(basename "$f" .toml)
   "$bin" study run "$name" -n "$seeds" --runs "$out/$name" >/dev/null 2>&1
