@@ -383,13 +383,15 @@ fn waker_cpu_ns(to: Option<usize>, samples: usize) -> Vec<f64> {
     out
 }
 
-/// sched_wakeup_ns from a write that wakes a local sleeper and the same write waking
-/// nobody; ipi_send_ns from the same write waking a sleeper on another CPU.
-pub fn wake_costs(local_wake: f64, remote_wake: f64, plain_write: f64) -> (f64, f64) {
-    (
-        (local_wake - plain_write).max(0.0),
-        (remote_wake - local_wake).max(0.0),
-    )
+/// sched_wakeup_ns: a write that wakes a sleeper on its own CPU less the same write
+/// waking nobody.
+pub fn sched_wakeup_ns(local_wake: f64, plain_write: f64) -> f64 {
+    (local_wake - plain_write).max(0.0)
+}
+
+/// ipi_send_ns: the same write waking a sleeper on another CPU less the local one.
+pub fn ipi_send_ns(remote_wake: f64, local_wake: f64) -> f64 {
+    (remote_wake - local_wake).max(0.0)
 }
 
 /// schbench's request work: an n×n matrix multiply (n from its 256 KiB default
@@ -706,7 +708,7 @@ pub fn calibrate(quick: bool) -> Calibration {
         unit: "ns",
         samples: local_wake
             .iter()
-            .map(|&x| wake_costs(x, x, plain).0)
+            .map(|&x| sched_wakeup_ns(x, plain))
             .collect(),
     });
     if nr_cpus() >= 2 {
@@ -727,10 +729,7 @@ pub fn calibrate(quick: bool) -> Calibration {
         measures.push(Measure {
             key: "ipi_send_ns",
             unit: "ns",
-            samples: remote_wake
-                .iter()
-                .map(|&x| wake_costs(lw, x, plain).1)
-                .collect(),
+            samples: remote_wake.iter().map(|&x| ipi_send_ns(x, lw)).collect(),
         });
         let busy = oneway_latency(0, 1, true, 100 * k);
         let idle = oneway_latency(0, 1, false, 100 * k);
@@ -826,7 +825,8 @@ mod tests {
         assert_eq!(context_switch_ns(1_000.0, 1_100.0, 900.0), 0.0);
         // Recorded: a plain write after 300 µs asleep 0.7 µs, waking a local sleeper
         // 2.3 µs, a sleeper on the other CPU 10.5 µs.
-        assert_eq!(wake_costs(2_300.0, 10_500.0, 700.0), (1_600.0, 8_200.0));
+        assert_eq!(sched_wakeup_ns(2_300.0, 700.0), 1_600.0);
+        assert_eq!(ipi_send_ns(10_500.0, 2_300.0), 8_200.0);
         // Recorded: a socket write + read pair 1475 ns alone, 1842 ns from two CPUs.
         assert_eq!(bounce_ns(1_842.0, 1_475.0), 183.5);
         assert_eq!(bounce_ns(1_400.0, 1_475.0), 0.0);

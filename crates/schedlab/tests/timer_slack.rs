@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use schedlab::experiment::run::{execute, prepare_on};
+use schedlab::experiment::run::prepare_on;
 use schedlab::machine::build::Shape;
 use schedlab::machine::Costs;
 use schedlab::workload::program::Since;
@@ -78,5 +78,4 @@ fn the_tick_of_a_busy_cpu_ends_a_sleep_early() {
         vec![hog("h", 0, Some(vec![0])), hog("g", 0, Some(vec![0]))],
     );
     assert_eq!(s0.sched.hrtimer_expiry(0, 7_980_000), 7_980_000);
-    let _ = execute(&sc0, s0, Some(1));
 }

@@ -150,11 +150,7 @@ pub fn run_study(
                 published_perc_diff: pub_diff,
                 theirs,
                 identical_to_base: identical,
-                // An inert variant (bit-identical to the base) is not counted either way.
-                agrees: (!is_base && !identical)
-                    .then_some(theirs)
-                    .flatten()
-                    .map(|t| agrees(ours, t, identical)),
+                agrees: agreement(ours, theirs, identical, is_base),
                 is_base,
             });
         }
@@ -177,10 +173,19 @@ pub fn run_study(
     })
 }
 
-/// A direction agrees when both sides changed the same way, or both are unchanged and
-/// our variant actually differs from the base (an inert knob reproduces nothing).
-pub fn agrees(ours: Direction, theirs: Direction, identical_to_base: bool) -> bool {
-    ours == theirs && !(ours == Direction::Unchanged && identical_to_base)
+/// Whether a row agrees with the thread: not counted (None) for the base row, where the
+/// thread has no number, and for an inert variant (every seed bit-identical to the base:
+/// it reproduces nothing, not even "unchanged"); else whether both went the same way.
+pub fn agreement(
+    ours: Direction,
+    theirs: Option<Direction>,
+    identical_to_base: bool,
+    is_base: bool,
+) -> Option<bool> {
+    if is_base || identical_to_base {
+        return None;
+    }
+    theirs.map(|t| t == ours)
 }
 
 fn dir_text(d: Direction) -> &'static str {
@@ -282,10 +287,17 @@ mod tests {
     #[test]
     fn an_inert_variant_agrees_with_nothing() {
         use Direction::*;
-        assert!(agrees(Better, Better, false));
-        assert!(agrees(Unchanged, Unchanged, false));
-        assert!(!agrees(Unchanged, Unchanged, true));
-        assert!(!agrees(Unchanged, Better, false));
-        assert!(!agrees(Worse, Better, false));
+        assert_eq!(agreement(Better, Some(Better), false, false), Some(true));
+        assert_eq!(
+            agreement(Unchanged, Some(Unchanged), false, false),
+            Some(true)
+        );
+        assert_eq!(agreement(Unchanged, Some(Unchanged), true, false), None);
+        assert_eq!(
+            agreement(Unchanged, Some(Better), false, false),
+            Some(false)
+        );
+        assert_eq!(agreement(Worse, Some(Better), false, false), Some(false));
+        assert_eq!(agreement(Better, Some(Better), false, true), None);
     }
 }

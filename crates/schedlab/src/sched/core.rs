@@ -205,9 +205,12 @@ impl Sched {
         if from == to {
             return self.now;
         }
-        let costs = self.machine.costs;
-        self.charge_sched_time(from, costs.ipi_send_ns, Stall::Deferred);
-        self.now + costs.wakeup_ipi_ns
+        let (send, flight) = (
+            self.machine.costs.ipi_send_ns,
+            self.machine.costs.wakeup_ipi_ns,
+        );
+        self.charge_sched_time(from, send, Stall::Deferred);
+        self.now + flight
     }
 
     /// When a sleep's hrtimer armed on `cpu` by its running task for `soft` fires:

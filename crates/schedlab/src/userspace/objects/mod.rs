@@ -68,7 +68,7 @@ impl HotLines {
 
 /// A read or write of a pipe or socket uses its hot lines on the waker's CPU.
 fn touch_lines(w: &mut Waker, obj: &mut ObjState, p: TaskId) {
-    let costs = w.sched.machine.costs;
+    let costs = &w.sched.machine.costs;
     let (lines, ns) = match obj {
         ObjState::Pipe(pipe) => (&mut pipe.lines, costs.pipe_bounce_ns),
         ObjState::UnixStream(sock) => (&mut sock.lines, costs.socket_bounce_ns),
