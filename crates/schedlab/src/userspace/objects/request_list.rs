@@ -22,8 +22,6 @@ pub struct RequestList {
     batch: VecDeque<Ns>,
     /// The owner, asleep in fwait.
     sleeper: Option<TaskId>,
-    /// Requests dropped because the owner had too many pending.
-    pub dropped: u64,
 }
 
 impl RequestList {
@@ -34,14 +32,12 @@ impl RequestList {
             posted: VecDeque::new(),
             batch: VecDeque::new(),
             sleeper: None,
-            dropped: 0,
         }
     }
 
     /// allocate_request + request_add + fpost, at `now`.
     pub fn post(&mut self, w: &mut Waker, now: Ns) {
         if self.pending > self.max_pending {
-            self.dropped += 1;
             return;
         }
         self.pending += 1;
