@@ -326,6 +326,8 @@ fn spawn(
         .spawn(move || {
             let initial = schedlab::workload::SchedChange {
                 policy: Some(spec.attrs.policy),
+                rt_priority: Some(spec.attrs.rt_priority),
+                dl: spec.attrs.dl,
                 nice: Some(spec.attrs.nice),
                 slice_ns: spec.attrs.slice_ns,
                 uclamp: spec.attrs.uclamp,

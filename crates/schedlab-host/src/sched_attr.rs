@@ -25,11 +25,7 @@ const SCHED_FLAG_UTIL_CLAMP_MIN: u64 = 0x20;
 const SCHED_FLAG_UTIL_CLAMP_MAX: u64 = 0x40;
 
 fn policy_number(p: Policy) -> u32 {
-    match p {
-        Policy::Normal => libc::SCHED_OTHER as u32,
-        Policy::Batch => libc::SCHED_BATCH as u32,
-        Policy::Idle => libc::SCHED_IDLE as u32,
-    }
+    p.number()
 }
 
 fn sched_getattr() -> Option<SchedAttr> {
@@ -61,16 +57,22 @@ fn sched_setattr(a: &SchedAttr) -> std::io::Result<()> {
 /// (e.g. uclamp without CONFIG_UCLAMP_TASK): the run goes on without them.
 pub fn apply(c: &SchedChange) -> Vec<String> {
     let mut warnings = Vec::new();
-    if c.policy.is_some() || c.nice.is_some() || c.slice_ns.is_some() {
+    if c.policy.is_some() || c.nice.is_some() || c.slice_ns.is_some() || c.rt_priority.is_some() {
         let cur = sched_getattr().unwrap_or_default();
-        let a = SchedAttr {
+        let mut a = SchedAttr {
             size: std::mem::size_of::<SchedAttr>() as u32,
             sched_policy: c.policy.map(policy_number).unwrap_or(cur.sched_policy),
             sched_nice: c.nice.unwrap_or(cur.sched_nice),
+            sched_priority: c.rt_priority.unwrap_or(cur.sched_priority),
             // A fair task's sched_runtime is its custom slice (Linux 6.12+); 0 = base.
             sched_runtime: c.slice_ns.unwrap_or(cur.sched_runtime),
             ..SchedAttr::default()
         };
+        if let Some(d) = c.dl {
+            a.sched_runtime = d.runtime;
+            a.sched_deadline = d.deadline;
+            a.sched_period = d.period;
+        }
         if let Err(e) = sched_setattr(&a) {
             warnings.push(format!("sched_setattr(policy/nice/slice): {e}"));
         }

@@ -151,7 +151,9 @@ impl Simulation {
     /// honours a pending lazy resched request).
     fn event_cpu(&self, ev: Event) -> Option<CpuId> {
         match ev {
-            Event::TaskStart(p) | Event::TimerWake(p) => Some(self.sched.tasks[p].cpu),
+            Event::TaskStart(p) | Event::TimerWake(p) | Event::DlTimer(p) => {
+                Some(self.sched.tasks[p].cpu)
+            }
             Event::WakeArrive { cpu, .. }
             | Event::WorkDone(cpu)
             | Event::Tick(cpu)
@@ -159,7 +161,7 @@ impl Simulation {
             | Event::Stopper(cpu)
             | Event::NohzKick(cpu)
             | Event::ReschedIpi(cpu) => Some(cpu),
-            Event::FreqChange(_) | Event::CfsPeriod(_) => None,
+            Event::FreqChange(_) | Event::CfsPeriod(_) | Event::RtPeriod => None,
         }
     }
 
@@ -197,6 +199,8 @@ impl Simulation {
             Event::NohzKick(cpu) => s.nohz_csd_func(cpu),
             Event::CfsPeriod(tg) => s.cfs_period_timer(tg),
             Event::ReschedIpi(cpu) => s.resched_ipi(cpu),
+            Event::RtPeriod => s.sched_rt_period_timer(),
+            Event::DlTimer(p) => s.dl_task_timer(p),
         }
         if let Some(cpu) = event_cpu {
             self.sched.return_to_user(cpu);

@@ -35,6 +35,10 @@ pub enum Event {
     CfsPeriod(usize),
     /// A reschedule IPI reaches `cpu` (a remote resched_curr).
     ReschedIpi(CpuId),
+    /// The RT bandwidth period timer (sched_rt_period_timer; kernels before v6.12).
+    RtPeriod,
+    /// A deadline task's replenishment timer (dl_task_timer).
+    DlTimer(TaskId),
 }
 
 /// The per-CPU timers, one slot each.
@@ -204,6 +208,8 @@ impl EventBits {
             Event::NohzKick(c) => EventBits(8, c as u32, 0),
             Event::CfsPeriod(g) => EventBits(9, g as u32, 0),
             Event::ReschedIpi(c) => EventBits(10, c as u32, 0),
+            Event::RtPeriod => EventBits(11, 0, 0),
+            Event::DlTimer(t) => EventBits(12, t as u32, 0),
         }
     }
 
@@ -220,7 +226,9 @@ impl EventBits {
             7 => Event::Stopper(a),
             8 => Event::NohzKick(a),
             9 => Event::CfsPeriod(a),
-            _ => Event::ReschedIpi(a),
+            10 => Event::ReschedIpi(a),
+            11 => Event::RtPeriod,
+            _ => Event::DlTimer(a),
         }
     }
 }

@@ -30,6 +30,11 @@ pub struct RootDomain {
     // load balancing (docs/model.md, Load balancing)
     /// rd->overloaded (set_rd_overloaded).
     pub overloaded: bool,
+    /// rd->rto_count: CPUs with an RT task waiting that could run elsewhere (rto_mask is
+    /// their rt_rq.overloaded).
+    pub rto_count: u32,
+    /// def_rt_bandwidth's period timer is running (one root domain: it is global).
+    pub rt_period_active: bool,
     /// The line both flags live on.
     pub line: SharedLine,
 }

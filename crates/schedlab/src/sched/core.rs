@@ -35,6 +35,8 @@ impl Sched {
                 need_resched_lazy: false,
                 ttwu_pending: 0,
                 pelt: Default::default(),
+                rt: Default::default(),
+                dl: Default::default(),
                 avg_rt: Default::default(),
                 avg_dl: Default::default(),
                 avg_hw: Default::default(),
@@ -63,6 +65,9 @@ impl Sched {
                 eas_capable: false,
                 kernel: KernelVersion::Current,
                 cfs: CfsTunables::scaled(n, super::TUNABLESCALING_LOG),
+                rt_runtime_ns: Some(super::rt::bandwidth::DEF_RT_RUNTIME_NS),
+                rt_period_ns: super::rt::bandwidth::DEF_RT_PERIOD_NS,
+                rr_timeslice_ms: super::rt::RR_TIMESLICE_MS,
             },
             machine,
             features,
@@ -145,7 +150,11 @@ impl Sched {
             comm: spec.comm.clone(),
             policy: spec.policy,
             nice: spec.nice.clamp(-20, 19),
+            prio: super::uapi::normal_prio(spec.policy, spec.rt_priority, spec.nice.clamp(-20, 19)),
+            rt_priority: spec.rt_priority,
             se,
+            rt: super::rt::RtEntity::new(self.cfg.rr_timeslice_ticks()),
+            dl: spec.dl.map(|d| Box::new(super::dl::DlEntity::new(d))),
             cpu: first_allowed,
             state: TaskState::New,
             on_rq: false,
@@ -293,7 +302,10 @@ impl Sched {
     /// (nr_migrations, perf_event_task_migrate; docs/model.md, Accounting).
     pub fn set_task_cpu(&mut self, p: TaskId, cpu: CpuId) {
         self.trace_sched_migrate_task(p, cpu);
-        if self.tasks[p].cpu != cpu && self.tasks[p].state != TaskState::New {
+        if self.tasks[p].cpu != cpu
+            && self.tasks[p].state != TaskState::New
+            && self.tasks[p].is_fair()
+        {
             self.migrate_task_rq_fair(p);
         }
         if self.tasks[p].cpu != cpu && self.tasks[p].state != TaskState::New {
@@ -342,7 +354,9 @@ impl Sched {
         // select_task_rq_fair's record_wakee, in the waker's context (the task running
         // on the waking CPU; a wake-up from idle has no waker to record).
         if let Some(waker) = self.rqs[waking_cpu].curr.filter(|&w| w != p) {
-            self.record_wakee(waker, p);
+            if self.tasks[p].is_fair() {
+                self.record_wakee(waker, p);
+            }
         }
         let mut flags = wake_flags | wf::TTWU;
         let cpu = self.select_task_rq(p, flags, waking_cpu);
@@ -396,24 +410,18 @@ impl Sched {
         if flags & wf::FORK != 0 {
             eflags = enqueue::INITIAL;
             self.update_rq_clock(cpu);
-            self.post_init_entity_util_avg(p);
+            if self.tasks[p].is_fair() {
+                self.post_init_entity_util_avg(p);
+            }
         }
         let t = &mut self.tasks[p];
         t.state = TaskState::Running;
         t.on_rq = true;
         t.stats.wait_start = Some(self.now);
-        self.enqueue_task_fair(cpu, p, eflags);
+        self.enqueue_task(cpu, p, eflags);
         self.wakeup_preempt(cpu, p, flags);
         self.trace_sched_wakeup(p, cpu, flags & wf::FORK != 0);
-    }
-
-    /// wakeup_preempt (core): an idle CPU always reschedules; otherwise ask the class.
-    fn wakeup_preempt(&mut self, cpu: CpuId, p: TaskId, wake_flags: u32) {
-        if self.rqs[cpu].curr.is_none() {
-            self.resched_curr(cpu);
-        } else {
-            self.wakeup_preempt_fair(cpu, p, wake_flags);
-        }
+        self.task_woken(cpu, p);
     }
 
     /// wake_up_new_task: place and enqueue a new task with ENQUEUE_INITIAL.
@@ -454,18 +462,19 @@ impl Sched {
                 if state == TaskState::Dead {
                     flags |= dequeue::SPECIAL;
                 }
-                self.dequeue_task_fair(cpu, p, flags);
+                self.dequeue_task(cpu, p, flags);
                 voluntary = true;
             }
         }
-        let next = self.pick_next_task_fair(cpu, prev);
+        let next = self.pick_next_task(cpu, prev);
         if next == prev {
+            self.run_rt_balance_callbacks(cpu);
             self.settle_deferred_stall(cpu);
             return;
         }
         // A real switch: the slice timer starts over for the next task.
         self.events.cancel(cpu, CpuTimer::HrTick);
-        if let Some(n) = next {
+        if let Some(n) = next.filter(|&n| self.tasks[n].is_fair()) {
             self.hrtick_start_fair(cpu, n);
         }
         self.rqs[cpu].nr_switches += 1;
@@ -480,6 +489,7 @@ impl Sched {
         }
         self.trace_sched_switch(cpu, prev, next, preempt);
         self.context_switch(cpu, prev, next);
+        self.run_rt_balance_callbacks(cpu);
         self.settle_deferred_stall(cpu);
     }
 
@@ -624,7 +634,7 @@ impl Sched {
         self.settle_progress(cpu);
         self.tasks[p].sim.work = Work::None;
         self.arm_work(cpu);
-        self.yield_task_fair(cpu);
+        self.yield_task(cpu, p);
         self.schedule(cpu, true);
     }
 
@@ -645,7 +655,7 @@ impl Sched {
         let dest = self.tasks[p].cpus_allowed.iter().position(|&a| a).unwrap();
         self.settle_progress(cpu);
         self.tasks[p].on_rq_migrating = true;
-        self.dequeue_task_fair(cpu, p, dequeue::MIGRATING);
+        self.dequeue_task(cpu, p, dequeue::MIGRATING);
         self.tasks[p].state = TaskState::Waking;
         self.schedule(cpu, true);
         self.set_task_cpu(p, dest);
@@ -659,16 +669,16 @@ impl Sched {
     /// sched_tick: promote a lazy request, task_tick, and honour need_resched on the
     /// way back to user mode (every preemption model does). The tick stops on idle CPUs.
     pub fn sched_tick(&mut self, cpu: CpuId) {
-        if self.rqs[cpu].curr.is_none() {
+        let Some(curr) = self.rqs[cpu].curr else {
             return;
-        }
+        };
         let tick = self.cfg.tick_nsec();
         self.events.arm(cpu, CpuTimer::Tick, self.now + tick);
         if self.rqs[cpu].need_resched_lazy {
             self.rqs[cpu].need_resched_lazy = false;
             self.resched_curr(cpu);
         }
-        self.task_tick_fair(cpu, false);
+        self.task_tick(cpu, curr);
         self.trace_sched_tick(cpu);
         // Periodic and NOHZ balancing; the softirq also ages blocked load (sched_balance_softirq).
         self.sched_balance_trigger(cpu);
@@ -681,7 +691,7 @@ impl Sched {
 
     /// The HRTICK timer: a queued tick (core.c hrtick).
     pub fn hrtick(&mut self, cpu: CpuId) {
-        if self.rqs[cpu].curr.is_none() {
+        if !self.rqs[cpu].curr.is_some_and(|c| self.tasks[c].is_fair()) {
             return;
         }
         self.task_tick_fair(cpu, true);
@@ -692,12 +702,7 @@ impl Sched {
     pub fn finish_accounting(&mut self) {
         for cpu in 0..self.rqs.len() {
             if let Some(p) = self.rqs[cpu].curr {
-                let mut cur = Some(self.tasks[p].se);
-                while let Some(e) = cur {
-                    let c = self.entities[e as usize].cfs_rq;
-                    self.update_curr(c);
-                    cur = self.entities[e as usize].parent;
-                }
+                self.update_curr_of(cpu, p);
             } else if let Some(since) = self.rqs[cpu].sim.idle_since {
                 self.rqs[cpu].sim.idle_ns += self.now - since;
                 self.meter_idle_period(cpu, self.now - since);

@@ -250,7 +250,13 @@ impl Sched {
         if irq >= scale {
             return (scale, scale, scale);
         }
-        let min = irq.max(self.uclamp_rq_get(cpu, super::uclamp::UclampId::Min));
+        // The minimum: IRQ plus the deadline bandwidth, or the uclamp floor; a runnable RT
+        // rt_rq asks for the top (RT runs at max frequency unless uclamp is in use).
+        let mut min =
+            (irq + self.cpu_bw_dl(cpu)).max(self.uclamp_rq_get(cpu, super::uclamp::UclampId::Min));
+        if !self.uclamp_is_used() && rq.rt.is_runnable() {
+            min = scale;
+        }
         let util = util_cfs + rq.avg_rt.util_avg + rq.avg_dl.util_avg;
         let max = scale.min(self.uclamp_rq_get(cpu, super::uclamp::UclampId::Max));
         if util >= scale {

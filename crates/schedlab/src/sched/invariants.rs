@@ -3,6 +3,7 @@
 //! suite turns any violation into a failure.
 
 use super::fair::weights::scale_load_down;
+use super::uapi::SchedClass;
 use super::{Sched, TaskState};
 
 /// Messages kept per run (the count is always exact).
@@ -163,10 +164,24 @@ impl Sched {
             let e = &self.entities[t.se as usize];
             let in_tree = self.cfs_rqs[e.cfs_rq].tasks_timeline.contains(t.se);
             let is_curr = self.cfs_rqs[e.cfs_rq].curr == Some(t.se);
-            if t.on_rq != e.on_rq {
+            // The class's own entity is the one queued (an RT or DL task's fair entity
+            // never is).
+            let class_on_rq = match t.class() {
+                SchedClass::Fair => e.on_rq,
+                SchedClass::Rt => t.rt.on_rq,
+                SchedClass::Dl => t.dl.as_ref().is_some_and(|d| d.on_rq),
+            };
+            if t.on_rq != class_on_rq {
                 errors.push(format!(
-                    "task {p}: p->on_rq {} != se.on_rq {}",
-                    t.on_rq, e.on_rq
+                    "task {p}: p->on_rq {} != its {:?} entity's on_rq {class_on_rq}",
+                    t.on_rq,
+                    t.class()
+                ));
+            }
+            if !t.is_fair() && e.on_rq {
+                errors.push(format!(
+                    "task {p} ({:?}) has a queued fair entity",
+                    t.class()
                 ));
             }
             if e.on_rq && !in_tree && !is_curr {
@@ -208,11 +223,26 @@ impl Sched {
             }
         }
         for rq in &self.rqs {
+            // rq->nr_running: the fair tasks, the RT tasks unless throttled, the DL tasks.
             let root = &self.cfs_rqs[rq.cfs];
-            if rq.nr_running != root.h_nr_queued {
+            let rt = if rq.rt.rt_throttled {
+                0
+            } else {
+                rq.rt.rt_nr_running
+            };
+            let want = root.h_nr_queued + rt + rq.dl.dl_nr_running;
+            if rq.nr_running != want {
                 errors.push(format!(
-                    "cpu {}: nr_running {} != cfs h_nr_queued {}",
-                    rq.cpu, rq.nr_running, root.h_nr_queued
+                    "cpu {}: nr_running {} != cfs h_nr_queued {} + rt {rt} + dl {}",
+                    rq.cpu, rq.nr_running, root.h_nr_queued, rq.dl.dl_nr_running
+                ));
+            }
+            if rq.rt.queued() != rq.rt.rt_nr_running as usize {
+                errors.push(format!(
+                    "cpu {}: rt_nr_running {} but {} RT tasks queued",
+                    rq.cpu,
+                    rq.rt.rt_nr_running,
+                    rq.rt.queued()
                 ));
             }
         }

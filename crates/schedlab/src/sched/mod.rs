@@ -7,15 +7,19 @@
 
 pub mod capacity;
 pub mod core;
+pub mod core_class;
 pub mod cpufreq_iowait;
 pub mod cpufreq_schedutil;
 pub mod cpus_allowed;
+pub mod dl;
 pub mod energy_model;
 pub mod fair;
 pub mod features;
 pub mod invariants;
 pub mod pelt;
 pub mod preempt;
+pub mod rt;
+pub mod setattr;
 pub mod sim;
 pub mod state;
 pub mod topology;
@@ -28,4 +32,4 @@ pub use fair::class::wf;
 pub use preempt::PreemptModel;
 pub use state::*;
 pub use tracepoints::SchedObserver;
-pub use uapi::{Policy, SchedChange, TaskAttrs, UclampReq};
+pub use uapi::{DlParams, Policy, SchedChange, SchedClass, TaskAttrs, UclampReq};

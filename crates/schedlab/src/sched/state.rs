@@ -175,7 +175,15 @@ pub struct Task {
     pub comm: String,
     pub policy: Policy,
     pub nice: i32,
+    /// p->prio (uapi::normal_prio: −1 deadline, 0..=98 real-time, 100..=139 fair).
+    pub prio: i32,
+    /// p->rt_priority (sched_priority, 1..=99 for SCHED_FIFO / SCHED_RR).
+    pub rt_priority: u32,
     pub se: EntityId,
+    /// struct sched_rt_entity, the parts the model uses.
+    pub rt: super::rt::RtEntity,
+    /// struct sched_dl_entity (boxed: most tasks are not deadline tasks).
+    pub dl: Option<Box<super::dl::DlEntity>>,
     /// task_cpu(p).
     pub cpu: CpuId,
     pub state: TaskState,
@@ -259,6 +267,18 @@ impl Task {
     pub fn is_idle_policy(&self) -> bool {
         self.policy == Policy::Idle
     }
+
+    /// p->sched_class.
+    #[inline]
+    pub fn class(&self) -> super::uapi::SchedClass {
+        self.policy.class()
+    }
+
+    /// A fair-class task (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE).
+    #[inline]
+    pub fn is_fair(&self) -> bool {
+        self.class() == super::uapi::SchedClass::Fair
+    }
 }
 
 /// struct rq: one per CPU.
@@ -279,8 +299,12 @@ pub struct Rq {
     pub ttwu_pending: u32,
     /// Clocks feeding PELT (update_rq_clock_pelt).
     pub pelt: RqClockPelt,
-    /// rq->avg_rt, avg_dl, avg_hw, avg_irq: RT, DL, HW-pressure and IRQ signals, zero-valued
-    /// inputs in this model.
+    /// rq->rt: the real-time runqueue.
+    pub rt: super::rt::RtRq,
+    /// rq->dl: the deadline runqueue.
+    pub dl: super::dl::DlRq,
+    /// rq->avg_rt, avg_dl, avg_hw, avg_irq: RT, DL, HW-pressure and IRQ signals (the
+    /// last two have no input in this model).
     pub avg_rt: SchedAvg,
     pub avg_dl: SchedAvg,
     pub avg_hw: SchedAvg,
@@ -333,6 +357,11 @@ pub struct SchedConfig {
     pub kernel: KernelVersion,
     /// CFS tunables (kernels up to v6.5), after sched_tunable_scaling.
     pub cfs: CfsTunables,
+    /// sysctl sched_rt_runtime_us in ns (None = −1, no limit) and sched_rt_period_us.
+    pub rt_runtime_ns: Option<Ns>,
+    pub rt_period_ns: Ns,
+    /// sysctl sched_rr_timeslice_ms (RR_TIMESLICE, 100 ms by default).
+    pub rr_timeslice_ms: u64,
 }
 
 /// The CFS-era tunables (fair.c, v5.18 – v6.5; debugfs latency_ns, min_granularity_ns,
@@ -390,6 +419,11 @@ impl CfsTunables {
 }
 
 impl SchedConfig {
+    /// sched_rr_timeslice in ticks: msecs_to_jiffies(sched_rr_timeslice_ms), at least one.
+    pub fn rr_timeslice_ticks(&self) -> u32 {
+        ((self.rr_timeslice_ms * self.hz as u64).div_ceil(1000)).max(1) as u32
+    }
+
     /// TICK_NSEC = 10⁹ / HZ.
     pub fn tick_nsec(&self) -> Ns {
         1_000_000_000 / self.hz as Ns

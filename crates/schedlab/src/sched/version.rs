@@ -38,6 +38,12 @@ pub enum FairGen {
 }
 
 impl KernelVersion {
+    /// The fair deadline server (dl_server, "sched/fair: Fair server interface" and the
+    /// removal of default RT throttling, v6.12) protects fair tasks from RT starvation.
+    pub fn has_fair_server(self) -> bool {
+        self >= KernelVersion::V6_12
+    }
+
     /// Every supported version, oldest first.
     pub const ALL: [KernelVersion; 8] = [
         KernelVersion::V5_18,

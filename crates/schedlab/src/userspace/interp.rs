@@ -321,7 +321,7 @@ impl Interpreter {
                     objects::queue_signal(&mut w, &mut self.objs[*obj], true)
                 }
                 Op::SetSched(change) => {
-                    sched.setattr_fair(p, change);
+                    sched.sched_setattr(p, change);
                     if let Some(cpus) = &change.cpus {
                         sched.set_affinity_current(cpu, cpus);
                         if sched.rqs[cpu].curr != Some(p) {

@@ -250,6 +250,20 @@ impl TaskSpec {
         self
     }
 
+    /// A real-time policy (SCHED_FIFO / SCHED_RR) at sched_priority `prio` (1..=99).
+    pub fn rt(mut self, policy: Policy, prio: u32) -> Self {
+        self.attrs.policy = policy;
+        self.attrs.rt_priority = prio;
+        self
+    }
+
+    /// SCHED_DEADLINE with these parameters.
+    pub fn deadline(mut self, dl: crate::sched::DlParams) -> Self {
+        self.attrs.policy = Policy::Deadline;
+        self.attrs.dl = Some(dl);
+        self
+    }
+
     /// Allowed CPUs (`None` = all).
     pub fn cpus(mut self, cpus: Option<Vec<CpuId>>) -> Self {
         self.attrs.cpus = cpus;

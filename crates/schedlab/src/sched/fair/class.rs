@@ -324,7 +324,7 @@ impl Sched {
     }
 
     /// put_prev_task_fair: put every level of prev's hierarchy.
-    fn put_prev_task_fair(&mut self, p: TaskId) {
+    pub(crate) fn put_prev_task_fair(&mut self, p: TaskId) {
         let mut cur = Some(self.tasks[p].se);
         while let Some(e) = cur {
             let cfs = self.entities[e as usize].cfs_rq;
@@ -336,7 +336,7 @@ impl Sched {
     }
 
     /// set_next_task_fair: set every level of next's hierarchy.
-    fn set_next_task_fair(&mut self, p: TaskId, first: bool) {
+    pub(crate) fn set_next_task_fair(&mut self, p: TaskId, first: bool) {
         let mut cur = Some(self.tasks[p].se);
         while let Some(e) = cur {
             let cfs = self.entities[e as usize].cfs_rq;
@@ -556,7 +556,7 @@ impl Sched {
             return;
         }
         if let Some(curr) = self.rqs[cpu].curr {
-            if self.tasks[curr].on_cpu {
+            if self.tasks[curr].on_cpu && self.tasks[curr].is_fair() {
                 self.hrtick_start_fair(cpu, curr);
             }
         }

@@ -27,6 +27,10 @@ pub mod enqueue {
     pub const MIGRATED: u32 = 0x02;
     pub const INITIAL: u32 = 0x04;
     pub const DELAYED: u32 = 0x08;
+    /// ENQUEUE_HEAD: the real-time class queues the task first at its priority.
+    pub const HEAD: u32 = 0x10;
+    /// ENQUEUE_REPLENISH: the deadline class replenishes the entity as it enqueues it.
+    pub const REPLENISH: u32 = 0x20;
 }
 
 /// DEQUEUE_* flags (kernel/sched/sched.h).

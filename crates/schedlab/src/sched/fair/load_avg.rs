@@ -366,22 +366,28 @@ impl Sched {
     }
 
     /// sched_balance_update_blocked_averages: decays the load that
-    /// sleeping tasks left on this CPU, group cfs_rqs first, then the root. The RT/DL/HW-pressure signals have
-    /// no input in this model and are aged as idle.
+    /// sleeping tasks left on this CPU, group cfs_rqs first, then the root, and ages the
+    /// RT, DL, HW-pressure and IRQ signals.
     pub fn update_blocked_averages(&mut self, cpu: CpuId) {
         self.update_rq_clock(cpu);
         if self.has_groups() {
             self.update_blocked_groups(cpu);
         }
         let now = self.rq_clock_pelt(cpu);
+        // update_other_load_avgs: the RT and DL signals run while a task of their class
+        // does; HW pressure and IRQ have no input in this model.
+        let class = self.rqs[cpu].curr.map(|c| self.tasks[c].class());
+        let rt = class == Some(crate::sched::SchedClass::Rt);
+        let dl = class == Some(crate::sched::SchedClass::Dl);
         let rq = &mut self.rqs[cpu];
-        for sa in [
-            &mut rq.avg_rt,
-            &mut rq.avg_dl,
-            &mut rq.avg_hw,
-            &mut rq.avg_irq,
+        for (sa, running) in [
+            (&mut rq.avg_rt, rt),
+            (&mut rq.avg_dl, dl),
+            (&mut rq.avg_hw, false),
+            (&mut rq.avg_irq, false),
         ] {
-            update_signal(now, sa, 0, 0, false, 1);
+            let r = u64::from(running);
+            update_signal(now, sa, r, r, running, 1);
         }
         let cfs = self.rqs[cpu].cfs;
         if self.update_cfs_rq_load_avg(now, cfs) {

@@ -105,7 +105,7 @@ impl Sched {
                     self.resched_curr(cpu);
                 }
             } else if self.tasks[p].on_rq {
-                self.wakeup_preempt_fair(cpu, p, 0);
+                self.wakeup_preempt(cpu, p, 0);
             }
         }
     }

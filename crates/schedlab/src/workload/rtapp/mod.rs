@@ -503,6 +503,8 @@ impl<'a> Compiler<'a> {
         for p in phases {
             let change = SchedChange {
                 policy: p.attrs.policy,
+                rt_priority: None,
+                dl: None,
                 // A phase that names a policy without a priority gets that policy's
                 // default nice, 0 (rt-app parse_sched_data).
                 nice: p.attrs.nice.or(p.attrs.policy.map(|_| 0)),

@@ -301,7 +301,7 @@ impl Sched {
         if self.rqs[dst].curr.is_none() {
             self.resched_curr(dst);
         } else {
-            self.wakeup_preempt_fair(dst, p, 0);
+            self.wakeup_preempt(dst, p, 0);
         }
     }
 }

@@ -29,7 +29,14 @@ impl Sched {
     /// wake-up or fork.
     pub fn select_task_rq(&mut self, p: TaskId, wake_flags: u32, this_cpu: CpuId) -> CpuId {
         let prev = self.tasks[p].cpu;
-        let cpu = if self.tasks[p].nr_cpus_allowed > 1 {
+        let class = self.tasks[p].class();
+        let cpu = if self.tasks[p].nr_cpus_allowed <= 1 {
+            prev
+        } else if class == crate::sched::SchedClass::Rt {
+            self.select_task_rq_rt(p, wake_flags, this_cpu)
+        } else if class == crate::sched::SchedClass::Dl {
+            self.select_task_rq_dl(p, wake_flags, this_cpu)
+        } else {
             self.placement_visits = 0;
             self.in_sched_fn(SchedFn::SelectTaskRqFair, |s| {
                 let cpu = s.select_task_rq_fair(p, prev, wake_flags, this_cpu);
@@ -39,8 +46,6 @@ impl Sched {
                 s.charge_sched_time(this_cpu, cost, Stall::Now);
                 cpu
             })
-        } else {
-            prev
         };
         if self.tasks[p].cpus_allowed[cpu] {
             cpu

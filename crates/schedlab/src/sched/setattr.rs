@@ -1,0 +1,80 @@
+//! sched_setattr / sched_setscheduler on a task (kernel/sched/syscalls.c
+//! __sched_setscheduler): a change within the fair class reweights in place; a change of
+//! class or of real-time priority takes the task off its queue (and CPU), sets the new
+//! policy and priority, and puts it back, then lets the classes react (check_class_changed).
+
+use super::fair::{dequeue, enqueue};
+use super::uapi::{normal_prio, SchedClass};
+use super::{Policy, Sched, SchedChange, TaskId};
+
+impl Sched {
+    /// Apply `change` to task `p`.
+    pub fn sched_setattr(&mut self, p: TaskId, change: &SchedChange) {
+        let t = &self.tasks[p];
+        let old_class = t.class();
+        let policy = change.policy.unwrap_or(t.policy);
+        let rt_priority = change
+            .rt_priority
+            .unwrap_or(if policy.class() == SchedClass::Rt {
+                t.rt_priority
+            } else {
+                0
+            });
+        let nice = change.nice.unwrap_or(t.nice).clamp(-20, 19);
+        let new_prio = normal_prio(policy, rt_priority, nice);
+        if old_class == SchedClass::Fair && policy.class() == SchedClass::Fair {
+            return self.setattr_fair(p, change);
+        }
+        let cpu = self.tasks[p].cpu;
+        let queued = self.tasks[p].on_rq;
+        let running = self.rqs[cpu].curr == Some(p);
+        let old_prio = self.tasks[p].prio;
+        if queued {
+            self.dequeue_task(cpu, p, dequeue::MIGRATING);
+        }
+        if running {
+            self.put_prev_task(cpu, p);
+        }
+        // __setscheduler_params: policy, priority, weight, deadline parameters.
+        let t = &mut self.tasks[p];
+        t.policy = policy;
+        t.rt_priority = rt_priority;
+        t.nice = nice;
+        t.prio = new_prio;
+        if let Some(d) = change.dl {
+            t.dl = Some(Box::new(super::dl::DlEntity::new(d)));
+        }
+        let se = t.se as usize;
+        self.entities[se].load =
+            super::fair::weights::LoadWeight::for_task(nice, policy == Policy::Idle);
+        if change.uclamp.min.is_some() || change.uclamp.max.is_some() {
+            self.set_uclamp(p, change.uclamp.min, change.uclamp.max);
+        }
+        if queued {
+            // A lowered real-time priority goes first in its new queue.
+            let flags = if old_prio < new_prio {
+                enqueue::HEAD
+            } else {
+                0
+            };
+            self.enqueue_task(cpu, p, flags);
+            self.tasks[p].on_rq = true;
+        }
+        if running {
+            self.set_next_task(cpu, p);
+        }
+        // check_class_changed / prio_changed: the running task gives way if it may no
+        // longer be the best; a queued one may preempt; an RT CPU that lost its RT work
+        // pulls.
+        if old_class == SchedClass::Rt && self.rqs[cpu].rt.rt_nr_running == 0 {
+            self.pull_rt_task(cpu);
+        }
+        if running {
+            if old_class != policy.class() || new_prio > old_prio {
+                self.resched_curr(cpu);
+            }
+        } else if queued {
+            self.wakeup_preempt(cpu, p, 0);
+        }
+    }
+}

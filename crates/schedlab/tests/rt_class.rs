@@ -1,0 +1,164 @@
+//! The real-time class (kernel/sched/rt.c): FIFO preemption of fair tasks, RR time
+//! slices, RT throttling per kernel version, push and pull across CPUs.
+
+mod common;
+use common::*;
+use schedlab::sched::version::KernelVersion;
+use schedlab::workload::{Op, Policy, TaskSpec};
+
+fn periodic(comm: &str, work: u64, period: u64) -> TaskSpec {
+    TaskSpec::new(
+        comm,
+        vec![
+            Op::Sleep { ns: 7 * MS },
+            Op::LoopBegin { count: None },
+            Op::Run { work_ns: work },
+            Op::Sleep { ns: period },
+            Op::LoopEnd,
+        ],
+    )
+}
+
+#[test]
+fn a_fifo_wakee_preempts_a_fair_hog_at_once() {
+    // A FIFO task waking every 10 ms beside a fair hog on one CPU: every wake-up runs at
+    // once, under every preemption model (the hog runs in user mode).
+    use schedlab::experiment::PreemptModel as P;
+    for preempt in [P::None, P::Voluntary, P::Full, P::Lazy] {
+        let sc = with_preempt(scenario("smp:1", 2), preempt);
+        let r = run(
+            &sc,
+            vec![
+                hog("hog", 0, None),
+                periodic("rt", 500 * US, 10 * MS).rt(Policy::Fifo, 50),
+            ],
+        );
+        let l = r.tasks[1].wakeup_latency_ns;
+        assert!(l.count > 150, "{preempt:?}: {l:?}");
+        // Only the context-switch cost separates wake-up and run.
+        assert!(l.max <= 20 * US, "{preempt:?}: {l:?}");
+    }
+}
+
+#[test]
+fn two_rr_tasks_alternate_every_timeslice() {
+    // Two SCHED_RR hogs at one priority on one CPU, HZ=250: each runs its 100 ms slice
+    // (25 ticks), then the other.
+    let mut sc = scenario("smp:1", 1);
+    sc.hz = 250;
+    let mut s = sim(
+        &sc,
+        vec![
+            hog("a", 0, None).rt(Policy::Rr, 10),
+            hog("b", 0, None).rt(Policy::Rr, 10),
+        ],
+    );
+    let switches = run_logging_switches(&mut s);
+    let times: Vec<u64> = switches.iter().map(|r| r.at).collect();
+    assert!(times.len() >= 9, "{times:?}");
+    for w in times[1..].windows(2) {
+        assert_eq!(w[1] - w[0], 100 * MS, "{times:?}");
+    }
+}
+
+#[test]
+fn fifo_tasks_of_one_priority_run_to_completion_in_order() {
+    // SCHED_FIFO has no slice: the first hog keeps the CPU for the whole run.
+    let r = run(
+        &scenario("smp:1", 1),
+        vec![
+            hog("a", 0, None).rt(Policy::Fifo, 10),
+            hog("b", 0, None).rt(Policy::Fifo, 10),
+        ],
+    );
+    assert_eq!(cpu_time(&r, "b"), 0);
+}
+
+/// A FIFO hog and a fair hog pinned to one CPU for `secs`: the fair hog's CPU time.
+fn fair_share_beside_fifo(kernel: KernelVersion, secs: u64) -> (u64, u64) {
+    let mut sc = scenario("smp:2", secs);
+    sc.kernel = Some(kernel);
+    let r = run(
+        &sc,
+        vec![
+            hog("rt", 0, Some(vec![0])).rt(Policy::Fifo, 50),
+            hog("fair", 0, Some(vec![0])),
+        ],
+    );
+    (cpu_time(&r, "rt"), cpu_time(&r, "fair"))
+}
+
+#[test]
+fn rt_throttling_leaves_the_fair_class_5_percent_before_6_12() {
+    for kernel in [
+        KernelVersion::V5_18,
+        KernelVersion::V6_1,
+        KernelVersion::V6_8,
+    ] {
+        let (rt, fair) = fair_share_beside_fifo(kernel, 5);
+        // 950 ms of every 1 s period for RT, charged at tick granularity (4 ms at HZ=250),
+        // the rest to the fair hog.
+        let fair_ms = fair / MS;
+        assert!(
+            (230..=250).contains(&fair_ms),
+            "{kernel:?}: fair {fair_ms} ms, rt {} ms",
+            rt / MS
+        );
+    }
+}
+
+#[test]
+fn rr_priorities_order_before_slices() {
+    // A higher-priority RR hog starves a lower one on one CPU.
+    let r = run(
+        &scenario("smp:1", 1),
+        vec![
+            hog("lo", 0, None).rt(Policy::Rr, 10),
+            hog("hi", 0, None).rt(Policy::Rr, 20),
+        ],
+    );
+    assert!(cpu_time(&r, "lo") < 2 * MS, "{}", cpu_time(&r, "lo"));
+}
+
+#[test]
+fn a_waking_rt_task_goes_to_a_cpu_without_rt_work() {
+    // Two FIFO hogs start on CPU 0 of smp:2 (their first allowed CPU): the second is
+    // placed where no RT task runs (select_task_rq_rt → find_lowest_rq).
+    let r = run(
+        &scenario("smp:2", 1),
+        vec![
+            hog("a", 0, None).rt(Policy::Fifo, 10),
+            hog("b", 0, None).rt(Policy::Fifo, 10),
+        ],
+    );
+    assert!(cpu_time(&r, "a") > 990 * MS);
+    assert!(cpu_time(&r, "b") > 990 * MS);
+}
+
+#[test]
+fn a_cpu_whose_rt_task_sleeps_pulls_a_waiting_one() {
+    // CPU 1 runs a FIFO 90 task that sleeps after 100 ms; CPU 0 runs FIFO 80; a FIFO 10
+    // hog created at 50 ms finds no CPU below it and waits on CPU 0. When CPU 1's task
+    // sleeps, CPU 1 pulls it (balance_rt → pull_rt_task).
+    let high = TaskSpec::new(
+        "high",
+        vec![Op::Run { work_ns: 100 * MS }, Op::Sleep { ns: 10_000 * MS }],
+    )
+    .rt(Policy::Fifo, 90)
+    .cpus(Some(vec![1]));
+    let mid = hog("mid", 0, Some(vec![0])).rt(Policy::Fifo, 80);
+    let low = TaskSpec::new(
+        "low",
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Run { work_ns: MS },
+            Op::LoopEnd,
+        ],
+    )
+    .rt(Policy::Fifo, 10)
+    .delay(50 * MS);
+    let r = run(&scenario("smp:2", 1), vec![high, mid, low]);
+    let low_ms = cpu_time(&r, "low") / MS;
+    // It runs from 100 ms on, on CPU 1 (less the switch costs).
+    assert!((899..=900).contains(&low_ms), "low ran {low_ms} ms");
+}
