@@ -162,3 +162,68 @@ fn a_cpu_whose_rt_task_sleeps_pulls_a_waiting_one() {
     // It runs from 100 ms on, on CPU 1 (less the switch costs).
     assert!((899..=900).contains(&low_ms), "low ran {low_ms} ms");
 }
+
+#[test]
+fn rt_pelt_takes_its_share_of_the_fair_capacity() {
+    // An RT task runs 5 ms of every 10 ms on CPU 0 for 2 s: rq->avg_rt converges to about
+    // half of 1024 and capacity_of(0) (scale_rt_capacity) is what is left; CPU 1 runs a
+    // fair hog and keeps its whole capacity.
+    let rt = TaskSpec::new(
+        "rt",
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Run { work_ns: 5 * MS },
+            Op::Sleep { ns: 5 * MS },
+            Op::LoopEnd,
+        ],
+    )
+    .rt(Policy::Fifo, 50)
+    .cpus(Some(vec![0]));
+    let mut s = sim(
+        &scenario("smp:2", 2),
+        vec![rt, hog("fair", 0, Some(vec![1]))],
+    );
+    s.run();
+    let rt_util = s.sched.rqs[0].avg_rt.util_avg;
+    assert!((480..=560).contains(&rt_util), "avg_rt {rt_util}");
+    assert_eq!(s.sched.capacity_of(0), 1024 - rt_util);
+    assert_eq!(s.sched.rqs[1].avg_rt.util_avg, 0);
+    assert_eq!(s.sched.capacity_of(1), 1024);
+}
+
+#[test]
+fn schedutil_runs_a_cpu_with_runnable_rt_work_at_the_top_frequency() {
+    // The same light periodic task (1 ms every 20 ms) as a fair and as a FIFO task on
+    // smp-dvfs:2 under schedutil: the FIFO task's busy time is all at the top OPP
+    // (effective_cpu_util's minimum is the CPU's capacity while the rt_rq is runnable).
+    use schedlab::sched::cpufreq_schedutil::Governor;
+    let busy_at_top = |policy: Option<Policy>| {
+        let mut t = TaskSpec::new(
+            "p",
+            vec![
+                Op::LoopBegin { count: None },
+                Op::Run { work_ns: MS },
+                Op::Sleep { ns: 19 * MS },
+                Op::LoopEnd,
+            ],
+        )
+        .cpus(Some(vec![1]));
+        if let Some(p) = policy {
+            t = t.rt(p, 10);
+        }
+        let sc = schedlab::experiment::Scenario {
+            governor: Governor::Schedutil,
+            ..scenario("smp-dvfs:2", 3)
+        };
+        let r = run(&sc, vec![t]);
+        let res = &r.cpus[1].freq_residency;
+        let top = res.iter().map(|f| f.khz).max().unwrap();
+        let busy: u64 = res.iter().map(|f| f.busy_ns).sum();
+        let at_top: u64 = res.iter().filter(|f| f.khz == top).map(|f| f.busy_ns).sum();
+        at_top as f64 / busy as f64
+    };
+    let fair = busy_at_top(None);
+    let fifo = busy_at_top(Some(Policy::Fifo));
+    assert!(fifo > 0.99, "FIFO busy at top: {fifo:.3}");
+    assert!(fair < 0.05, "fair busy at top: {fair:.3}");
+}
