@@ -141,6 +141,22 @@ impl Sched {
         }
     }
 
+    /// update_curr_common for the RT and DL classes: the running task's runtime since
+    /// exec_start goes to its sum_exec_runtime; returns the task and the delta (None when
+    /// idle or nothing elapsed).
+    pub(crate) fn update_curr_common(&mut self, cpu: CpuId) -> Option<(TaskId, crate::time::Ns)> {
+        let p = self.rqs[cpu].curr?;
+        let se = self.tasks[p].se as usize;
+        let delta = self.now.saturating_sub(self.entities[se].exec_start);
+        if delta == 0 {
+            return None;
+        }
+        let e = &mut self.entities[se];
+        e.sum_exec_runtime += delta;
+        e.exec_start = self.now;
+        Some((p, delta))
+    }
+
     /// Charge the running task's runtime up to now (update_curr of its class).
     pub(crate) fn update_curr_of(&mut self, cpu: CpuId, p: TaskId) {
         match self.tasks[p].class() {

@@ -67,16 +67,9 @@ impl Sched {
 
     /// update_curr_dl: charge the runtime used since exec_start.
     pub(crate) fn update_curr_dl(&mut self, cpu: CpuId) {
-        let Some(p) = self.rqs[cpu].curr else {
+        let Some((p, delta)) = self.update_curr_common(cpu) else {
             return;
         };
-        let se = self.tasks[p].se as usize;
-        let delta = self.now.saturating_sub(self.entities[se].exec_start);
-        if delta == 0 {
-            return;
-        }
-        self.entities[se].sum_exec_runtime += delta;
-        self.entities[se].exec_start = self.now;
         if let Some(e) = self.tasks[p].dl.as_mut() {
             e.runtime -= delta as i64;
         }

@@ -34,13 +34,7 @@ impl Sched {
         let prio = self.tasks[p].prio;
         let migratory = self.tasks[p].nr_cpus_allowed > 1;
         let rt = &mut self.rqs[cpu].rt;
-        let pos = if head {
-            rt.head -= 1;
-            rt.head
-        } else {
-            rt.tail += 1;
-            rt.tail
-        };
+        let pos = rt.next_pos(head);
         rt.active.insert((prio, pos), p);
         rt.rt_nr_running += 1;
         rt.rt_nr_total += 1;
@@ -101,13 +95,7 @@ impl Sched {
         }
         let rt = &mut self.rqs[cpu].rt;
         rt.active.remove(&e.key);
-        let pos = if head {
-            rt.head -= 1;
-            rt.head
-        } else {
-            rt.tail += 1;
-            rt.tail
-        };
+        let pos = rt.next_pos(head);
         rt.active.insert((e.key.0, pos), p);
         self.tasks[p].rt.key = (e.key.0, pos);
     }
@@ -150,18 +138,9 @@ impl Sched {
     /// update_curr_rt: charge the running RT task's runtime since exec_start, and to the
     /// rt_rq's bandwidth (throttling, kernels before v6.12).
     pub(crate) fn update_curr_rt(&mut self, cpu: CpuId) {
-        let Some(p) = self.rqs[cpu].curr else {
-            return;
-        };
-        let se = self.tasks[p].se as usize;
-        let delta = self.now.saturating_sub(self.entities[se].exec_start);
-        if delta == 0 {
-            return;
+        if let Some((_, delta)) = self.update_curr_common(cpu) {
+            self.rt_bandwidth_account(cpu, delta);
         }
-        let e = &mut self.entities[se];
-        e.sum_exec_runtime += delta;
-        e.exec_start = self.now;
-        self.rt_bandwidth_account(cpu, delta);
     }
 
     /// update_rt_rq_load_avg: the rq's RT PELT signal (running = an RT task ran).
@@ -245,6 +224,17 @@ impl Sched {
 }
 
 impl RtRq {
+    /// A queue position: after every task of the priority (tail), or before (head).
+    fn next_pos(&mut self, head: bool) -> i64 {
+        if head {
+            self.head -= 1;
+            self.head
+        } else {
+            self.tail += 1;
+            self.tail
+        }
+    }
+
     /// The number of queued RT tasks (rt_nr_running) — for invariant checks.
     pub fn queued(&self) -> usize {
         self.active.len()
