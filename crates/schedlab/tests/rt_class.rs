@@ -227,3 +227,32 @@ fn schedutil_runs_a_cpu_with_runnable_rt_work_at_the_top_frequency() {
     assert!(fifo > 0.99, "FIFO busy at top: {fifo:.3}");
     assert!(fair < 0.05, "fair busy at top: {fair:.3}");
 }
+
+#[test]
+fn an_rt_task_pinned_while_queued_keeps_the_counts_straight() {
+    // A FIFO task runs, narrows its affinity to its own CPU (stays queued), then sleeps
+    // and wakes: rt_nr_migratory must not underflow (set_cpus_allowed_rt).
+    let t = TaskSpec::new(
+        "pin",
+        vec![
+            Op::Run { work_ns: MS },
+            Op::SetSched(schedlab::workload::SchedChange {
+                cpus: Some(vec![0]),
+                ..Default::default()
+            }),
+            Op::LoopBegin { count: Some(20) },
+            Op::Run { work_ns: MS },
+            Op::Sleep { ns: MS },
+            Op::LoopEnd,
+        ],
+    )
+    .rt(Policy::Fifo, 5);
+    let mut s = sim(&scenario("smp:2", 1), vec![t, hog("h", 0, None)]);
+    s.run();
+    let rt = &s.sched.rqs[0].rt;
+    assert_eq!(
+        (rt.rt_nr_total, rt.rt_nr_migratory, rt.overloaded),
+        (0, 0, false)
+    );
+    assert_eq!(s.sched.rd.rto_count, 0);
+}

@@ -42,6 +42,7 @@ impl Sched {
         let e = &mut self.tasks[p].rt;
         e.key = (prio, pos);
         e.on_rq = true;
+        e.migratory = migratory;
         self.update_rt_migration(cpu);
         self.rt_sync_nr_running(cpu);
     }
@@ -52,7 +53,7 @@ impl Sched {
         if !e.on_rq {
             return;
         }
-        let migratory = self.tasks[p].nr_cpus_allowed > 1;
+        let migratory = e.migratory;
         let rt = &mut self.rqs[cpu].rt;
         rt.active.remove(&e.key);
         rt.rt_nr_running -= 1;

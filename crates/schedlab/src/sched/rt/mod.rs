@@ -23,6 +23,9 @@ pub struct RtEntity {
     pub on_rq: bool,
     /// The key of the task in its queue (priority, FIFO position).
     pub(crate) key: (i32, i64),
+    /// Counted in rt_nr_migratory when queued (more than one CPU allowed then; an
+    /// affinity change while queued does not unbalance the count, as set_cpus_allowed_rt).
+    pub(crate) migratory: bool,
     /// The task's key on its CPU's pushable list (plist pushable_tasks), if it is on it.
     pub(crate) push_key: Option<(i32, i64)>,
 }
@@ -33,6 +36,7 @@ impl RtEntity {
             time_slice,
             on_rq: false,
             key: (0, 0),
+            migratory: false,
             push_key: None,
         }
     }
