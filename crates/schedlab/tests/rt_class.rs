@@ -256,3 +256,51 @@ fn an_rt_task_pinned_while_queued_keeps_the_counts_straight() {
     );
     assert_eq!(s.sched.rd.rto_count, 0);
 }
+
+#[test]
+fn rt_throttling_follows_the_sysctls() {
+    // sched_rt_runtime_us = 500000 leaves the fair hog half of each second on 6.1;
+    // −1 (no limit) leaves it nothing.
+    let run_with = |runtime: &str| {
+        let mut sc = scenario("smp:2", 4);
+        sc.kernel = Some(KernelVersion::V6_1);
+        sc.sysctl
+            .set_assignment(&format!("sched_rt_runtime_us={runtime}"))
+            .unwrap();
+        let r = run(
+            &sc,
+            vec![
+                hog("rt", 0, Some(vec![0])).rt(Policy::Fifo, 50),
+                hog("fair", 0, Some(vec![0])),
+            ],
+        );
+        cpu_time(&r, "fair") / MS
+    };
+    let half = run_with("500000");
+    assert!((1_990..=2_000).contains(&half), "fair {half} ms");
+    assert_eq!(run_with("-1"), 0);
+    let mut s = schedlab::experiment::sysctl::Sysctls::default();
+    s.set_assignment("sched_rt_runtime_us=2000000").unwrap();
+    let e = s.check_kernel(KernelVersion::V6_1).unwrap_err();
+    assert!(e.to_string().contains("exceeds sched_rt_period_us"), "{e}");
+}
+
+#[test]
+fn the_rr_slice_follows_sched_rr_timeslice_ms() {
+    let mut sc = scenario("smp:1", 1);
+    sc.sysctl
+        .set_assignment("sched_rr_timeslice_ms=10")
+        .unwrap();
+    let mut s = sim(
+        &sc,
+        vec![
+            hog("a", 0, None).rt(Policy::Rr, 10),
+            hog("b", 0, None).rt(Policy::Rr, 10),
+        ],
+    );
+    let times: Vec<u64> = run_logging_switches(&mut s).iter().map(|r| r.at).collect();
+    // 10 ms at HZ=250 is 2.5 ticks: msecs_to_jiffies rounds up to 3 ticks, 12 ms.
+    for w in times[1..].windows(2) {
+        assert_eq!(w[1] - w[0], 12 * MS, "{times:?}");
+    }
+}

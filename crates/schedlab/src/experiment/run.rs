@@ -339,6 +339,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             ]
             .into_iter()
             .chain(super::sysctl::cfs_echo(s))
+            .chain(scenario.sysctl.rt_echo())
             .collect(),
             duration_ns: sim.stop_at,
             workloads: scenario.workloads.clone(),

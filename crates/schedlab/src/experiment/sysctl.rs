@@ -51,7 +51,25 @@ pub const SYSCTLS: &[(&str, (u64, u64), &str)] = &[
         (0, 2),
         "CFS kernels (<= 6.5): the CPU-count factor of the three above: 0 none, 1 log (default: 1 + ilog2(min(ncpus, 8))), 2 linear",
     ),
+    (
+        "sched_rt_runtime_us",
+        (0, i32::MAX as u64),
+        "RT throttling (kernels < 6.12): real-time runtime per period on each CPU (default 950000; -1 = no limit)",
+    ),
+    (
+        "sched_rt_period_us",
+        (1, i32::MAX as u64),
+        "RT throttling (kernels < 6.12): the period of sched_rt_runtime_us (default 1000000)",
+    ),
+    (
+        "sched_rr_timeslice_ms",
+        (1, i32::MAX as u64),
+        "SCHED_RR time slice (default 100, rounded up to whole ticks)",
+    ),
 ];
+
+/// sched_rt_runtime_us = -1: no RT runtime limit (RUNTIME_INF).
+pub const RT_RUNTIME_INF: i64 = -1;
 
 /// The CFS tunables, which exist only in kernels up to v6.5 (the pre-v5.13 sysctl ranges).
 const CFS_SYSCTLS: [&str; 4] = [
@@ -70,6 +88,11 @@ pub struct Sysctls {
     pub uclamp_written: bool,
     /// CFS tunables as written (`None` = the kernel's scaled default), in CFS_SYSCTLS order.
     pub cfs: [Option<u64>; 4],
+    /// sched_rt_runtime_us (−1 = no limit), sched_rt_period_us, sched_rr_timeslice_ms as
+    /// written (`None` = default).
+    pub rt_runtime_us: Option<i64>,
+    pub rt_period_us: Option<u64>,
+    pub rr_timeslice_ms: Option<u64>,
 }
 
 impl Default for Sysctls {
@@ -79,6 +102,9 @@ impl Default for Sysctls {
             sched_util_clamp_max: 1024,
             uclamp_written: false,
             cfs: [None; 4],
+            rt_runtime_us: None,
+            rt_period_us: None,
+            rr_timeslice_ms: None,
         }
     }
 }
@@ -103,15 +129,35 @@ impl Sysctls {
             return Ok(());
         }
         match name {
+            "sched_rt_runtime_us" => return self.set_rt_runtime(value as i64),
+            "sched_rt_period_us" => self.rt_period_us = Some(value),
+            "sched_rr_timeslice_ms" => self.rr_timeslice_ms = Some(value),
             "sched_util_clamp_min" => self.sched_util_clamp_min = value as u32,
             _ => self.sched_util_clamp_max = value as u32,
         }
-        self.uclamp_written = true;
+        self.uclamp_written |= name.starts_with("sched_util_clamp");
+        Ok(())
+    }
+
+    /// sched_rt_runtime_us, −1 included (checked against the period in `check_kernel`).
+    pub fn set_rt_runtime(&mut self, us: i64) -> Result<(), InputError> {
+        self.rt_runtime_us = Some(us);
         Ok(())
     }
 
     /// The CFS tunables exist only in CFS kernels (v6.6 replaced them by base_slice_ns).
     pub fn check_kernel(&self, v: KernelVersion) -> Result<(), InputError> {
+        // sched_rt_global_validate: a finite runtime may not exceed the period.
+        let period = self.rt_period_us.unwrap_or(1_000_000);
+        if let Some(rt) = self.rt_runtime_us.filter(|&r| r != RT_RUNTIME_INF) {
+            if rt as u64 > period {
+                return Err(InputError::new(
+                    "sysctl",
+                    format!("sched_rt_runtime_us = {rt} exceeds sched_rt_period_us = {period}"),
+                )
+                .with_fix("give a runtime up to the period, or -1 for no limit"));
+            }
+        }
         match self.cfs.iter().position(|c| c.is_some()) {
             Some(i) if !v.is_cfs() => Err(InputError::new(
                 "sysctl",
@@ -129,6 +175,9 @@ impl Sysctls {
             InputError::new(&origin, "expected NAME=VALUE")
                 .with_fix("e.g. --sysctl sched_util_clamp_max=512")
         })?;
+        if name.trim() == "sched_rt_runtime_us" && value.trim() == "-1" {
+            return self.set_rt_runtime(RT_RUNTIME_INF);
+        }
         let value: u64 = value.trim().parse().map_err(|_| {
             InputError::new(
                 &origin,
@@ -145,6 +194,45 @@ impl Sysctls {
             sched.cfg.uclamp_used = true;
         }
         self.apply_cfs(sched);
+        self.apply_rt(sched);
+    }
+
+    /// The RT bandwidth and RR slice; the tasks, created before, start with the new slice
+    /// (sched_fork reads sched_rr_timeslice).
+    fn apply_rt(&self, sched: &mut crate::sched::Sched) {
+        if let Some(rt) = self.rt_runtime_us {
+            sched.cfg.rt_runtime_ns = (rt != RT_RUNTIME_INF).then_some(rt as u64 * 1000);
+        }
+        if let Some(p) = self.rt_period_us {
+            sched.cfg.rt_period_ns = p * 1000;
+        }
+        if let Some(ms) = self.rr_timeslice_ms {
+            sched.cfg.rr_timeslice_ms = ms;
+            let ticks = sched.cfg.rr_timeslice_ticks();
+            for t in &mut sched.tasks {
+                t.rt.time_slice = ticks;
+            }
+        }
+    }
+
+    /// The RT sysctls written, for the result document's echo (documents of runs that
+    /// leave them alone are unchanged).
+    pub fn rt_echo(&self) -> Vec<(String, u64)> {
+        let mut v = Vec::new();
+        if let Some(rt) = self.rt_runtime_us {
+            // −1 is echoed as u64::MAX: the document's sysctl map holds unsigned values.
+            v.push((
+                "sched_rt_runtime_us".into(),
+                if rt < 0 { u64::MAX } else { rt as u64 },
+            ));
+        }
+        if let Some(p) = self.rt_period_us {
+            v.push(("sched_rt_period_us".into(), p));
+        }
+        if let Some(ms) = self.rr_timeslice_ms {
+            v.push(("sched_rr_timeslice_ms".into(), ms));
+        }
+        v
     }
 
     /// sched_tunable_scaling re-scales the normalized values (update_sysctl); a tunable
