@@ -209,8 +209,8 @@ impl Sysctls {
         if let Some(ms) = self.rr_timeslice_ms {
             sched.cfg.rr_timeslice_ms = ms;
             let ticks = sched.cfg.rr_timeslice_ticks();
-            for t in &mut sched.tasks {
-                t.rt.time_slice = ticks;
+            for r in sched.tasks.iter_mut().filter_map(|t| t.rt.as_deref_mut()) {
+                r.time_slice = ticks;
             }
         }
     }

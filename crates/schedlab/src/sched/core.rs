@@ -150,10 +150,13 @@ impl Sched {
             comm: spec.comm.clone(),
             policy: spec.policy,
             nice: spec.nice.clamp(-20, 19),
-            prio: super::uapi::normal_prio(spec.policy, spec.rt_priority, spec.nice.clamp(-20, 19)),
-            rt_priority: spec.rt_priority,
             se,
-            rt: super::rt::RtEntity::new(self.cfg.rr_timeslice_ticks()),
+            rt: (spec.policy.class() == super::uapi::SchedClass::Rt).then(|| {
+                Box::new(super::rt::RtEntity::new(
+                    spec.rt_priority,
+                    self.cfg.rr_timeslice_ticks(),
+                ))
+            }),
             dl: spec.dl.map(|d| Box::new(super::dl::DlEntity::new(d))),
             cpu: first_allowed,
             state: TaskState::New,

@@ -168,7 +168,7 @@ impl Sched {
             // never is).
             let class_on_rq = match t.class() {
                 SchedClass::Fair => e.on_rq,
-                SchedClass::Rt => t.rt.on_rq,
+                SchedClass::Rt => t.rt_se().on_rq,
                 SchedClass::Dl => t.dl.as_ref().is_some_and(|d| d.on_rq),
             };
             if t.on_rq != class_on_rq {

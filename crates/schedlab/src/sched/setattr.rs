@@ -16,7 +16,7 @@ impl Sched {
         let rt_priority = change
             .rt_priority
             .unwrap_or(if policy.class() == SchedClass::Rt {
-                t.rt_priority
+                t.rt_priority()
             } else {
                 0
             });
@@ -28,7 +28,7 @@ impl Sched {
         let cpu = self.tasks[p].cpu;
         let queued = self.tasks[p].on_rq;
         let running = self.rqs[cpu].curr == Some(p);
-        let old_prio = self.tasks[p].prio;
+        let old_prio = self.tasks[p].prio();
         if queued {
             self.dequeue_task(cpu, p, dequeue::MIGRATING);
         }
@@ -38,9 +38,14 @@ impl Sched {
         // __setscheduler_params: policy, priority, weight, deadline parameters.
         let t = &mut self.tasks[p];
         t.policy = policy;
-        t.rt_priority = rt_priority;
         t.nice = nice;
-        t.prio = new_prio;
+        t.rt = (policy.class() == SchedClass::Rt).then(|| {
+            let slice = match t.rt.take() {
+                Some(r) => r.time_slice,
+                None => self.cfg.rr_timeslice_ticks(),
+            };
+            Box::new(super::rt::RtEntity::new(rt_priority, slice))
+        });
         if let Some(d) = change.dl {
             t.dl = Some(Box::new(super::dl::DlEntity::new(d)));
         }

@@ -175,13 +175,10 @@ pub struct Task {
     pub comm: String,
     pub policy: Policy,
     pub nice: i32,
-    /// p->prio (uapi::normal_prio: −1 deadline, 0..=98 real-time, 100..=139 fair).
-    pub prio: i32,
-    /// p->rt_priority (sched_priority, 1..=99 for SCHED_FIFO / SCHED_RR).
-    pub rt_priority: u32,
     pub se: EntityId,
-    /// struct sched_rt_entity, the parts the model uses.
-    pub rt: super::rt::RtEntity,
+    /// struct sched_rt_entity and p->rt_priority, for real-time tasks (boxed, as the
+    /// deadline entity: most tasks are fair and a million-task run pays 8 bytes each).
+    pub rt: Option<Box<super::rt::RtEntity>>,
     /// struct sched_dl_entity (boxed: most tasks are not deadline tasks).
     pub dl: Option<Box<super::dl::DlEntity>>,
     /// task_cpu(p).
@@ -278,6 +275,33 @@ impl Task {
     #[inline]
     pub fn is_fair(&self) -> bool {
         self.class() == super::uapi::SchedClass::Fair
+    }
+
+    /// p->rt_priority (sched_priority, 1..=99 for SCHED_FIFO / SCHED_RR; 0 otherwise).
+    pub fn rt_priority(&self) -> u32 {
+        self.rt.as_ref().map_or(0, |r| r.rt_priority)
+    }
+
+    /// p->prio (no priority inheritance: normal_prio): −1 deadline, 0..=98 real-time,
+    /// 100..=139 fair.
+    #[inline]
+    pub fn prio(&self) -> i32 {
+        super::uapi::normal_prio(self.policy, self.rt_priority(), self.nice)
+    }
+
+    /// The real-time entity of an RT task.
+    #[inline]
+    pub fn rt_se(&self) -> &super::rt::RtEntity {
+        self.rt
+            .as_deref()
+            .expect("a real-time task has an rt entity")
+    }
+
+    #[inline]
+    pub fn rt_se_mut(&mut self) -> &mut super::rt::RtEntity {
+        self.rt
+            .as_deref_mut()
+            .expect("a real-time task has an rt entity")
     }
 }
 

@@ -31,7 +31,7 @@ impl Sched {
 
     /// __enqueue_rt_entity + inc_rt_tasks + enqueue_top_rt_rq.
     fn enqueue_rt_entity(&mut self, cpu: CpuId, p: TaskId, head: bool) {
-        let prio = self.tasks[p].prio;
+        let prio = self.tasks[p].prio();
         let migratory = self.tasks[p].nr_cpus_allowed > 1;
         let rt = &mut self.rqs[cpu].rt;
         let pos = rt.next_pos(head);
@@ -39,7 +39,7 @@ impl Sched {
         rt.rt_nr_running += 1;
         rt.rt_nr_total += 1;
         rt.rt_nr_migratory += u32::from(migratory);
-        let e = &mut self.tasks[p].rt;
+        let e = self.tasks[p].rt_se_mut();
         e.key = (prio, pos);
         e.on_rq = true;
         e.migratory = migratory;
@@ -49,7 +49,7 @@ impl Sched {
 
     /// __dequeue_rt_entity + dec_rt_tasks + dequeue_top_rt_rq.
     fn dequeue_rt_entity(&mut self, cpu: CpuId, p: TaskId) {
-        let e = self.tasks[p].rt;
+        let e = *self.tasks[p].rt_se();
         if !e.on_rq {
             return;
         }
@@ -59,7 +59,7 @@ impl Sched {
         rt.rt_nr_running -= 1;
         rt.rt_nr_total -= 1;
         rt.rt_nr_migratory -= u32::from(migratory);
-        self.tasks[p].rt.on_rq = false;
+        self.tasks[p].rt_se_mut().on_rq = false;
         self.update_rt_migration(cpu);
         self.rt_sync_nr_running(cpu);
     }
@@ -90,7 +90,7 @@ impl Sched {
 
     /// requeue_task_rt: move `p` to the tail (or head) of its priority's queue.
     pub(crate) fn requeue_task_rt(&mut self, cpu: CpuId, p: TaskId, head: bool) {
-        let e = self.tasks[p].rt;
+        let e = *self.tasks[p].rt_se();
         if !e.on_rq {
             return;
         }
@@ -98,7 +98,7 @@ impl Sched {
         rt.active.remove(&e.key);
         let pos = rt.next_pos(head);
         rt.active.insert((e.key.0, pos), p);
-        self.tasks[p].rt.key = (e.key.0, pos);
+        self.tasks[p].rt_se_mut().key = (e.key.0, pos);
     }
 
     /// pick_next_task_rt: the first task of the highest non-empty priority, unless the
@@ -131,7 +131,7 @@ impl Sched {
     pub(crate) fn put_prev_task_rt(&mut self, cpu: CpuId, p: TaskId) {
         self.update_curr_rt(cpu);
         self.update_rt_rq_load_avg(cpu, true);
-        if self.tasks[p].rt.on_rq && self.tasks[p].nr_cpus_allowed > 1 {
+        if self.tasks[p].rt_se().on_rq && self.tasks[p].nr_cpus_allowed > 1 {
             self.enqueue_pushable_task(cpu, p);
         }
     }
@@ -158,7 +158,7 @@ impl Sched {
         let Some(curr) = self.rqs[cpu].curr else {
             return;
         };
-        let (pp, cp) = (self.tasks[p].prio, self.tasks[curr].prio);
+        let (pp, cp) = (self.tasks[p].prio(), self.tasks[curr].prio());
         if pp < cp {
             self.resched_curr(cpu);
             return;
@@ -189,7 +189,7 @@ impl Sched {
         if self.tasks[p].policy != Policy::Rr {
             return;
         }
-        let e = &mut self.tasks[p].rt;
+        let e = self.tasks[p].rt_se_mut();
         e.time_slice = e.time_slice.saturating_sub(1);
         if e.time_slice > 0 {
             return;

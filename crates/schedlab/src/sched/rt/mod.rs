@@ -14,9 +14,11 @@ use std::collections::BTreeMap;
 /// RR_TIMESLICE: 100 ms in ticks (include/linux/sched/rt.h).
 pub const RR_TIMESLICE_MS: u64 = 100;
 
-/// struct sched_rt_entity, the parts the model uses.
+/// struct sched_rt_entity, the parts the model uses, and the task's rt_priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RtEntity {
+    /// p->rt_priority (sched_priority 1..=99).
+    pub rt_priority: u32,
     /// Ticks left of an RR task's time slice (rt_se.time_slice).
     pub time_slice: u32,
     /// rt_se.on_rq: queued in its CPU's priority array.
@@ -31,8 +33,9 @@ pub struct RtEntity {
 }
 
 impl RtEntity {
-    pub fn new(time_slice: u32) -> Self {
+    pub fn new(rt_priority: u32, time_slice: u32) -> Self {
         RtEntity {
+            rt_priority,
             time_slice,
             on_rq: false,
             key: (0, 0),

@@ -56,7 +56,7 @@ impl Sched {
     /// lower priority.
     pub(crate) fn cpupri_find(&self, p: TaskId) -> Option<CpuMask> {
         let n = self.machine.nr_cpus();
-        let task_pri = task_cpupri(self.tasks[p].prio);
+        let task_pri = task_cpupri(self.tasks[p].prio());
         let levels: Vec<i32> = (0..n).map(|c| self.cpupri_of(c)).collect();
         let allowed = &self.tasks[p].cpus_allowed;
         for fitness in [true, false] {
@@ -137,10 +137,10 @@ impl Sched {
         if wake_flags & (wf::TTWU | wf::FORK) == 0 {
             return cpu;
         }
-        let prio = self.tasks[p].prio;
+        let prio = self.tasks[p].prio();
         let test = self.rqs[cpu].curr.is_some_and(|c| {
             let t = &self.tasks[c];
-            t.prio < MAX_RT_PRIO && (t.nr_cpus_allowed < 2 || t.prio <= prio)
+            t.prio() < MAX_RT_PRIO && (t.nr_cpus_allowed < 2 || t.prio() <= prio)
         });
         if !test && self.rt_task_fits_capacity(p, cpu) {
             return cpu;
@@ -178,14 +178,14 @@ impl Sched {
         self.dequeue_pushable_task(cpu, p);
         let rt = &mut self.rqs[cpu].rt;
         rt.tail += 1;
-        let key = (self.tasks[p].prio, rt.tail);
+        let key = (self.tasks[p].prio(), rt.tail);
         rt.pushable_tasks.insert(key, p);
-        self.tasks[p].rt.push_key = Some(key);
+        self.tasks[p].rt_se_mut().push_key = Some(key);
     }
 
     /// dequeue_pushable_task.
     pub(crate) fn dequeue_pushable_task(&mut self, cpu: CpuId, p: TaskId) {
-        if let Some(key) = self.tasks[p].rt.push_key.take() {
+        if let Some(key) = self.tasks[p].rt_se_mut().push_key.take() {
             self.rqs[cpu].rt.pushable_tasks.remove(&key);
         }
     }
@@ -219,7 +219,7 @@ impl Sched {
         let Some(curr) = self.rqs[cpu].curr else {
             return false;
         };
-        if self.tasks[next].prio < self.tasks[curr].prio {
+        if self.tasks[next].prio() < self.tasks[curr].prio() {
             self.resched_curr(cpu);
             return false;
         }
@@ -236,7 +236,7 @@ impl Sched {
     /// CPU still below the task.
     fn find_lock_lowest_rq(&mut self, p: TaskId, cpu: CpuId) -> Option<CpuId> {
         let lowest = self.find_lowest_rq(p, cpu)?;
-        if lowest == cpu || self.rqs[lowest].rt.highest_prio() <= self.tasks[p].prio {
+        if lowest == cpu || self.rqs[lowest].rt.highest_prio() <= self.tasks[p].prio() {
             return None;
         }
         Some(lowest)
@@ -252,8 +252,8 @@ impl Sched {
         let push = curr != p
             && !self.rqs[cpu].need_resched
             && self.tasks[p].nr_cpus_allowed > 1
-            && c.prio < MAX_RT_PRIO
-            && (c.nr_cpus_allowed < 2 || c.prio <= self.tasks[p].prio);
+            && c.prio() < MAX_RT_PRIO
+            && (c.nr_cpus_allowed < 2 || c.prio() <= self.tasks[p].prio());
         if push {
             self.push_rt_tasks(cpu);
         }
@@ -263,7 +263,9 @@ impl Sched {
     /// pull (need_pull_rt_task, pull_rt_task). Runs before the pick, which then sees
     /// what was pulled.
     pub(crate) fn balance_rt(&mut self, cpu: CpuId, prev: TaskId) {
-        if !self.tasks[prev].rt.on_rq && self.rqs[cpu].rt.highest_prio() > self.tasks[prev].prio {
+        if !self.tasks[prev].rt_se_mut().on_rq
+            && self.rqs[cpu].rt.highest_prio() > self.tasks[prev].prio()
+        {
             self.pull_rt_task(cpu);
         }
     }
@@ -292,11 +294,13 @@ impl Sched {
             let Some(p) = cand else {
                 continue;
             };
-            if self.tasks[p].prio >= this_best {
+            if self.tasks[p].prio() >= this_best {
                 continue;
             }
-            let src_curr_prio = self.rqs[src].curr.map_or(i32::MAX, |c| self.tasks[c].prio);
-            if self.tasks[p].prio < src_curr_prio {
+            let src_curr_prio = self.rqs[src]
+                .curr
+                .map_or(i32::MAX, |c| self.tasks[c].prio());
+            if self.tasks[p].prio() < src_curr_prio {
                 continue;
             }
             self.move_queued_rt_task(src, this_cpu, p);
