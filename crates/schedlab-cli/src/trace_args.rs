@@ -117,7 +117,19 @@ pub fn run_traced(
     quiet: bool,
 ) -> Result<schedlab::experiment::RunResult, InputError> {
     warn_if_large(scenario, cfg)?;
-    let (result, stats) = schedlab::experiment::trace_run::run_traced(scenario, cfg)?;
+    // The same progress line as untraced runs (after 2 s, stderr a terminal).
+    let (result, stats) = match crate::progress::Progress::for_stderr() {
+        Some(mut progress) => {
+            let r = schedlab::experiment::trace_run::run_traced_with_progress(
+                scenario,
+                cfg,
+                &mut |now, stop, events| progress.update(now, stop, events),
+            );
+            progress.finish();
+            r?
+        }
+        None => schedlab::experiment::trace_run::run_traced(scenario, cfg)?,
+    };
     if !quiet {
         report(cfg, &stats);
     }

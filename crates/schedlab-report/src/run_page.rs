@@ -108,8 +108,15 @@ fn percentile_bars(doc: &Value) -> String {
             value: l.get(k).and_then(Value::as_f64).unwrap_or(0.0) / 1e3,
             ci: 0.0,
         };
+        // Past 131,072 wake-ups the simulator keeps a histogram (docs/results.md).
+        let approx = l.get("approximate").and_then(Value::as_bool) == Some(true);
+        let approx = if approx {
+            ", p50–p99 to 3 significant digits"
+        } else {
+            ""
+        };
         s.push_str(&bars(
-            &format!("{comm} wake-up latency (µs)"),
+            &format!("{comm} wake-up latency (µs{approx})"),
             &[bar("p50"), bar("p90"), bar("p99"), bar("max")],
             false,
         ));

@@ -590,6 +590,72 @@ fn phase_cpus_beyond_the_machine_are_rejected() {
     }
 }
 
+// ---- zero-time forever loops are refused when read ------------------------------------
+
+#[test]
+fn a_forever_loop_that_takes_no_time_is_refused_when_read() {
+    // A phase looping forever on a private mutex: it would spin at one instant.
+    assert_err(
+        r#"{"tasks": {"t": {"loop": 1, "phases": {
+            "p0": {"run": 1000},
+            "spin": {"loop": -1, "lock": "m", "unlock": "m"}}}}}"#,
+        "tasks.t.phases.spin",
+        "(lock, unlock) take no simulated time",
+    );
+    // The thread loop over phases that all take no time (a `run` of 0, signals).
+    assert_err(
+        r#"{"tasks": {"t": {"phases": {
+            "a": {"run": 0, "signal": "c"},
+            "b": {"loop": 3, "resume": "c", "sem_post": "s"}}}}}"#,
+        "tasks.t.phases",
+        "loops forever over its phases",
+    );
+    // A task without phases and without `loop` repeats its events forever (rt-app).
+    let e = parse_err(r#"{"tasks": {"t": {"lock": "m", "broad": "c", "unlock": "m"}}}"#);
+    assert_eq!(e.origin, "t.json: tasks.t", "{e}");
+    assert!(e.message.contains("(lock, broad, unlock)"), "{e}");
+    assert!(e.fix.unwrap().contains("`run`, `sleep` or `timer`"));
+    // A phase attribute change without cpus takes no time either.
+    assert_err(
+        r#"{"tasks": {"t": {"phases": {"a": {"priority": 5, "unlock": "m"}}}}}"#,
+        "tasks.t.phases",
+        "take no simulated time",
+    );
+}
+
+#[test]
+fn forever_loops_that_can_block_give_way_or_take_time_are_run() {
+    for ok in [
+        // Work, a sleep (even of 0: timer slack), a timer.
+        r#"{"tasks": {"t": {"lock": "m", "run": 10, "unlock": "m"}}}"#,
+        r#"{"tasks": {"t": {"lock": "m", "unlock": "m", "sleep": 0}}}"#,
+        r#"{"tasks": {"t": {"timer": {"ref": "x", "period": 0}}}}"#,
+        // Blocking on another task: a condvar, a barrier, a semaphore.
+        r#"{"tasks": {"t": {"suspend": "t"}, "u": {"loop": 1, "run": 10, "resume": "t"}}}"#,
+        r#"{"tasks": {"t": {"wait": {"ref": "c", "mutex": "m"}},
+            "u": {"loop": 1, "run": 10, "signal": "c"}}}"#,
+        r#"{"tasks": {"t": {"instance": 2, "barrier": "b"}}}"#,
+        r#"{"tasks": {"t": {"sem_wait": "s"}, "u": {"loop": 1, "sem_post": "s"}}}"#,
+        // Giving way (yield) and forking: stopped at run time as rt-app would be.
+        r#"{"tasks": {"t": {"yield": ""}}}"#,
+        r#"{"tasks": {"t": {"fork": "u"}, "u": {"instance": 0, "loop": 1, "run": 10}}}"#,
+        // A lock another task holds (while it runs) can block.
+        r#"{"tasks": {"t": {"lock": "m", "unlock": "m"},
+            "u": {"lock": "m", "run": 1000, "unlock": "m", "sleep": 100}}}"#,
+        // Or another instance of the same task.
+        r#"{"tasks": {"t": {"instance": 2, "lock": "m", "unlock": "m"}}}"#,
+        // A phase moving the task to other CPUs.
+        r#"{"tasks": {"t": {"phases": {"a": {"cpus": [0], "unlock": "m"}, "b": {"cpus": [1], "unlock": "m"}}}}}"#,
+        // A finite loop of zero-time events is fine.
+        r#"{"tasks": {"t": {"loop": 5, "lock": "m", "unlock": "m"}}}"#,
+        r#"{"tasks": {"t": {"loop": 1, "phases": {"a": {"loop": 9, "signal": "c"}}}}}"#,
+    ] {
+        if let Err(e) = parse_rtapp(ok, FILE) {
+            panic!("{ok}: {e}");
+        }
+    }
+}
+
 // ---- no input panics -----------------------------------------------------------------
 
 const KEYS: &[&str] = &[

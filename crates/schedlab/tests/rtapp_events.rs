@@ -70,7 +70,7 @@ fn lock_and_unlock_exclude_each_other() {
         s.sched.now
     );
     // Same names are one mutex; a condvar may share a mutex's name.
-    let w = parse(r#"{"tasks": {"t": {"lock": "m", "unlock0": "m", "signal": "m"}}}"#);
+    let w = parse(r#"{"tasks": {"t": {"loop": 1, "lock": "m", "unlock0": "m", "signal": "m"}}}"#);
     assert_eq!(w.objects, vec![ObjectSpec::Mutex, ObjectSpec::WaitQueue]);
 }
 

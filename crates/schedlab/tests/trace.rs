@@ -11,6 +11,7 @@ use schedlab::experiment::trace_run::run_sim_traced;
 use schedlab::experiment::RunResult;
 use schedlab::experiment::Scenario;
 use schedlab::simulation::Simulation;
+use schedlab::time::NSEC_PER_SEC;
 use schedlab::trace::select::{parse_events, Precision};
 use schedlab::trace::{TraceConfig, TraceStats};
 use schedlab::workload::{Op, Policy, TaskSpec};
@@ -292,4 +293,45 @@ fn the_size_estimate_of_a_run_that_ends_early_is_its_size() {
         stats.bytes
     );
     assert!(est.span_ns < 1_000_000_000, "span {}", est.span_ns);
+}
+
+#[test]
+fn a_traced_run_calls_the_progress_line_and_changes_nothing() {
+    // The CLI's progress line on --trace runs: the callback is called as on untraced runs
+    // (a call per thousandth of the span), and the result and trace bytes are the same.
+    let sc = Scenario {
+        machine: "smp:2".into(),
+        workloads: vec!["spinner -n 4 --sleep 3ms --work 1ms".into()],
+        duration_ns: Some(NSEC_PER_SEC / 2),
+        ..Scenario::default()
+    };
+    let use_trace = |name: &str, progress: bool| {
+        let cfg = text_cfg(name, Precision::Ns);
+        let mut calls = Vec::new();
+        let (r, stats) = if progress {
+            schedlab::experiment::trace_run::run_traced_with_progress(
+                &sc,
+                &cfg,
+                &mut |now, stop, events| calls.push((now, stop, events)),
+            )
+        } else {
+            schedlab::experiment::trace_run::run_traced(&sc, &cfg)
+        }
+        .unwrap();
+        let bytes = std::fs::read(&cfg.path).unwrap();
+        std::fs::remove_file(&cfg.path).unwrap();
+        let mut doc = serde_json::to_value(&r).unwrap();
+        doc["sim"]["wall_s"] = 0.into();
+        (doc, stats.bytes, bytes, calls)
+    };
+    let (plain, plain_len, plain_bytes, none) = use_trace("progress-off.txt", false);
+    let (stepped, len, bytes, calls) = use_trace("progress-on.txt", true);
+    assert!(none.is_empty());
+    assert_eq!(plain, stepped, "the progress line changed the run");
+    assert_eq!((plain_len, &plain_bytes), (len, &bytes), "or the trace");
+    assert!(calls.len() >= 990 && calls.len() <= 1000, "{}", calls.len());
+    assert!(calls
+        .windows(2)
+        .all(|w| w[0].0 < w[1].0 && w[0].2 <= w[1].2));
+    assert_eq!(calls[0].1, NSEC_PER_SEC / 2);
 }

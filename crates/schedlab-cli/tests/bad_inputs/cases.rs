@@ -140,6 +140,8 @@ pub const CASES: &[Case] = &[
         ["run", "-w", "rtapp w.json"], ["w.json", "phases"]),
     case!("rtapp-repeated-loop", [("w.json", "{\"tasks\": {\"t\": {\"loop\": 2, \"loop\": 3, \"run\": 1000}}}")],
         ["run", "-w", "rtapp w.json"], ["w.json", "loop"]),
+    case!("rtapp-zero-time-forever-phase", [("w.json", "{\"tasks\": {\"t\": {\"phases\": {\"work\": {\"run\": 1000}, \"spin\": {\"loop\": -1, \"lock\": \"m\", \"unlock\": \"m\"}}}}}")],
+        ["run", "-w", "rtapp w.json"], ["w.json", "tasks.t.phases.spin", "no simulated time", "run"]),
     case!("rtapp-memrun", [("w.json", "{\"tasks\": {\"t\": {\"memrun\": 1000}}}")],
         ["run", "-w", "rtapp w.json"], ["w.json", "memrun"]),
     case!("rtapp-empty-file", [("w.json", "")],

@@ -43,13 +43,34 @@ pub fn render_human_with(r: &RunResult, detail: Detail) -> String {
     counters(&mut out, r);
     if detail.summarises(r) {
         super::report_summary::tasks(&mut out, r);
+        approximate_latency_note(&mut out, r);
         super::report_summary::cpus(&mut out, r);
     } else {
         tasks(&mut out, r);
+        approximate_latency_note(&mut out, r);
         cpus(&mut out, r);
     }
     footer(&mut out, r);
     out
+}
+
+/// Says which tasks' wake-up latency percentiles come from the histogram (more wake-ups
+/// than the exact recorder keeps); nothing when all are exact.
+fn approximate_latency_note(out: &mut String, r: &RunResult) {
+    let n = r
+        .tasks
+        .iter()
+        .filter(|t| t.wakeup_latency_ns.approximate)
+        .count();
+    if n > 0 {
+        let _ = writeln!(
+            out,
+            "  wake-up latency p50/p99 of {n} task{} with more than {} wake-ups: to {} significant digits (max exact)\n",
+            if n == 1 { "" } else { "s" },
+            group(crate::metrics::latency::EXACT_SAMPLES_CAP as u64),
+            crate::metrics::latency::SIGNIFICANT_DIGITS
+        );
+    }
 }
 
 fn counters(out: &mut String, r: &RunResult) {

@@ -246,7 +246,18 @@ pub fn execute_with_progress(
     mut sim: Simulation,
     progress: &mut dyn FnMut(Ns, Ns, u64),
 ) -> RunResult {
-    let every = default_invariant_every(&sim);
+    execute_in_place_with_progress(scenario, &mut sim, None, progress)
+}
+
+/// As `execute_in_place`, calling `progress` as `execute_with_progress` does (traced runs:
+/// the tracer stays attached to the caller's simulation).
+pub fn execute_in_place_with_progress(
+    scenario: &Scenario,
+    sim: &mut Simulation,
+    invariant_every: Option<u64>,
+    progress: &mut dyn FnMut(Ns, Ns, u64),
+) -> RunResult {
+    let every = invariant_every.unwrap_or_else(|| default_invariant_every(sim));
     sim.set_invariant_every(every);
     let started = Instant::now();
     let stop = sim.stop_at;
@@ -261,7 +272,7 @@ pub fn execute_with_progress(
     }
     let reason = sim.run();
     let wall_s = started.elapsed().as_secs_f64();
-    collect(scenario, &sim, reason.name(), wall_s)
+    collect(scenario, sim, reason.name(), wall_s)
 }
 
 /// Invariants are checked every this many events in normal runs.

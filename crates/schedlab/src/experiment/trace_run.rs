@@ -2,7 +2,9 @@
 //! with the tracer attached, and the trace file moved into place only if all went well.
 
 use crate::error::InputError;
-use crate::experiment::run::{execute_in_place, prepare, scenario_workload};
+use crate::experiment::run::{
+    execute_in_place, execute_in_place_with_progress, prepare, scenario_workload,
+};
 use crate::experiment::RunResult;
 use crate::experiment::Scenario;
 use crate::simulation::Simulation;
@@ -77,6 +79,18 @@ pub fn run_traced(
     run_sim_traced(scenario, &mut sim, cfg, None)
 }
 
+/// As [`run_traced`], calling `progress(now, stop_at, events)` after each thousandth of
+/// the simulated span, as `execute_with_progress` does (the CLI's progress line). The
+/// result and the trace are the same as without.
+pub fn run_traced_with_progress(
+    scenario: &Scenario,
+    cfg: &TraceConfig,
+    progress: &mut dyn FnMut(Ns, Ns, u64),
+) -> Result<(RunResult, TraceStats), InputError> {
+    let mut sim = build(scenario)?;
+    run_sim_traced_with(scenario, &mut sim, cfg, None, Some(progress))
+}
+
 /// Trace an already prepared simulation (tests set invariant checks per event).
 pub fn run_sim_traced(
     scenario: &Scenario,
@@ -84,12 +98,25 @@ pub fn run_sim_traced(
     cfg: &TraceConfig,
     invariant_every: Option<u64>,
 ) -> Result<(RunResult, TraceStats), InputError> {
+    run_sim_traced_with(scenario, sim, cfg, invariant_every, None)
+}
+
+fn run_sim_traced_with(
+    scenario: &Scenario,
+    sim: &mut Simulation,
+    cfg: &TraceConfig,
+    invariant_every: Option<u64>,
+    progress: Option<&mut dyn FnMut(Ns, Ns, u64)>,
+) -> Result<(RunResult, TraceStats), InputError> {
     let tracer = Tracer::create(cfg.clone(), &sim.sched).map_err(|e| {
         InputError::new(origin(cfg), format!("cannot create the trace file: {e}"))
             .with_fix("check that the folder exists and is writable")
     })?;
     sim.sched.attach_observer(Box::new(tracer));
-    let result = execute_in_place(scenario, sim, invariant_every);
+    let result = match progress {
+        Some(p) => execute_in_place_with_progress(scenario, sim, invariant_every, p),
+        None => execute_in_place(scenario, sim, invariant_every),
+    };
     let tracer = sim
         .sched
         .detach_observer::<Tracer>()

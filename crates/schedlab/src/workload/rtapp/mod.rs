@@ -97,6 +97,31 @@ struct Phase {
     attrs: Attrs,
     count: Count,
     events: Vec<Op>,
+    /// Its JSON path and event names (for the zero-time loop check).
+    path: String,
+    names: Vec<&'static str>,
+}
+
+/// A loop that repeats forever, checked once every task is known ([`Compiler::zero_time_loops`]).
+struct ForeverLoop {
+    /// The task's JSON key.
+    task: String,
+    /// Where an error points: the phase, the task's `phases`, or the task.
+    path: String,
+    /// What repeats.
+    what: ForeverKind,
+    body: Vec<Op>,
+    /// The body's event names, in file order.
+    names: Vec<&'static str>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum ForeverKind {
+    Phase,
+    /// The thread loop around every phase (`loop` -1 or absent with phases).
+    Phases,
+    /// A task without phases and without `loop`, or with `loop` -1.
+    Task,
 }
 
 /// A timer ref seen in one task, before instances give unique refs their own timer.
@@ -132,6 +157,10 @@ pub struct Compiler<'a> {
     mem_buffer: u64,
     /// Every task by JSON key, for `fork`.
     defs: HashMap<String, TaskDef>,
+    /// Threads each task starts with (`instance`), by JSON key.
+    instances: HashMap<String, u64>,
+    /// Every loop that repeats forever, in file order.
+    forever: Vec<ForeverLoop>,
 }
 
 impl<'a> Compiler<'a> {
@@ -146,6 +175,8 @@ impl<'a> Compiler<'a> {
             resources: Resources::default(),
             mem_buffer: DEFAULT_MEM_BUFFER,
             defs: HashMap::new(),
+            instances: HashMap::new(),
+            forever: Vec::new(),
         }
     }
 
@@ -189,6 +220,7 @@ impl<'a> Compiler<'a> {
             }
             tasks.extend(threads);
         }
+        self.zero_time_loops()?;
         let mut templates = self.templates()?;
         // A timer's mode is only known once every use has been read.
         let programs = tasks
@@ -371,6 +403,7 @@ impl<'a> Compiler<'a> {
             held: Vec::new(),
         };
         let mut events = Vec::new();
+        let mut names = Vec::new();
         for (key, val) in obj {
             let kpath = format!("{path}.{key}");
             match key.as_str() {
@@ -394,14 +427,36 @@ impl<'a> Compiler<'a> {
                         .err(&kpath, "event outside `phases`")
                         .with_fix("with a `phases` object every event goes inside a phase"));
                 }
-                _ => events.extend(self.event(key, val, &kpath, &mut cx)?),
+                _ => {
+                    events.extend(self.event(key, val, &kpath, &mut cx)?);
+                    names.extend(event_name(key));
+                }
             }
         }
         let policy = attrs.policy.unwrap_or(self.default_policy);
         let program = match phases_json {
             Some((pj, ppath)) => {
                 let phases = self.phases(pj, &ppath, &mut cx)?;
-                self.phased_program(&attrs, count, &phases, &ppath)?
+                let program = self.phased_program(&attrs, count, &phases, &ppath)?;
+                for p in phases.iter().filter(|p| p.count.is_none()) {
+                    self.forever.push(ForeverLoop {
+                        task: name.to_string(),
+                        path: p.path.clone(),
+                        what: ForeverKind::Phase,
+                        body: p.events.clone(),
+                        names: p.names.clone(),
+                    });
+                }
+                if count.is_none() {
+                    self.forever.push(ForeverLoop {
+                        task: name.to_string(),
+                        path: ppath.clone(),
+                        what: ForeverKind::Phases,
+                        body: program.clone(),
+                        names: phases.iter().flat_map(|p| p.names.clone()).collect(),
+                    });
+                }
+                program
             }
             None => {
                 if events.is_empty() {
@@ -411,7 +466,17 @@ impl<'a> Compiler<'a> {
                 }
                 // Without phases the task body is one phase; `loop` repeats it, and a
                 // task without `loop` repeats it forever (rt-app parse_task_data).
-                wrap(if loop_given { count } else { None }, events)
+                let count = if loop_given { count } else { None };
+                if count.is_none() {
+                    self.forever.push(ForeverLoop {
+                        task: name.to_string(),
+                        path: path.to_string(),
+                        what: ForeverKind::Task,
+                        body: events.clone(),
+                        names,
+                    });
+                }
+                wrap(count, events)
             }
         };
         let spec = TaskSpec::new(name.to_string(), program)
@@ -422,6 +487,7 @@ impl<'a> Compiler<'a> {
             .cpus(attrs.cpus.clone())
             .delay(delay_ns);
         self.resources.add_parties(&spec.program, instances);
+        self.instances.insert(name.to_string(), instances);
         let threads = self.instantiate(&spec, instances, path, &cx.timers)?;
         let timers = cx.timers;
         self.defs.insert(
@@ -452,6 +518,8 @@ impl<'a> Compiler<'a> {
             attrs: Attrs::default(),
             count: Some(1),
             events: Vec::new(),
+            path: path.to_string(),
+            names: Vec::new(),
         };
         for (key, val) in self.object(v, path)? {
             let kpath = format!("{path}.{key}");
@@ -467,7 +535,10 @@ impl<'a> Compiler<'a> {
                         .with_fix("put `taskgroup` on the task, not on a phase"))
                 }
                 _ if self.attr(&mut phase.attrs, key, val, &kpath)? => {}
-                _ => phase.events.extend(self.event(key, val, &kpath, cx)?),
+                _ => {
+                    phase.events.extend(self.event(key, val, &kpath, cx)?);
+                    phase.names.extend(event_name(key));
+                }
             }
         }
         if phase.events.is_empty() {
@@ -523,6 +594,85 @@ impl<'a> Compiler<'a> {
         }
         // With phases, the task loops forever unless it sets `loop`.
         Ok(wrap(count, body))
+    }
+
+    /// Refuse a loop that repeats forever without any of its events letting simulated time
+    /// pass: the thread would run it at one instant for ever (the interpreter stops such a
+    /// thread after 100,000 steps; a file can say it up front). Only events that can never
+    /// take time, block or give way count as zero-time: a `run`, `runtime`, `mem` or `iorun`
+    /// of 0, `unlock`, `signal`, `broad`, `resume`, `sem_post`, a phase's attribute change
+    /// without `cpus`, and a `lock` of a mutex no other thread can hold (locked by no
+    /// other task, the task one instance and never forked). `sleep` (even 0: timer slack),
+    /// `timer`, `yield`, `wait`, `sync`, `suspend`, `barrier`, `sem_wait`, `fork` and a
+    /// shared `lock` may let time pass, so loops holding one are run as written.
+    fn zero_time_loops(&self) -> Result<(), InputError> {
+        // Which tasks lock each mutex.
+        let mut lockers: HashMap<usize, Vec<&str>> = HashMap::new();
+        for (name, def) in &self.defs {
+            for op in &def.spec.program {
+                if let Op::Lock { obj } = op {
+                    let l = lockers.entry(*obj).or_default();
+                    if !l.contains(&name.as_str()) {
+                        l.push(name);
+                    }
+                }
+            }
+        }
+        let forked = |task: &str| self.resources.fork_targets.iter().any(|(n, _)| n == task);
+        for f in &self.forever {
+            let one_thread =
+                self.instances.get(&f.task).is_some_and(|&n| n <= 1) && !forked(&f.task);
+            let private = |obj: &usize| {
+                one_thread && lockers.get(obj).is_some_and(|l| l[..] == [f.task.as_str()])
+            };
+            let zero_time = f.body.iter().all(|op| match op {
+                Op::Run { work_ns } => *work_ns == 0,
+                Op::RunWall { ns } => *ns == 0,
+                Op::Unlock { .. }
+                | Op::Signal { .. }
+                | Op::Broadcast { .. }
+                | Op::SemPost { .. }
+                | Op::LoopBegin { .. }
+                | Op::LoopEnd => true,
+                Op::SetSched(change) => change.cpus.is_none(),
+                Op::Lock { obj } => private(obj),
+                _ => false,
+            });
+            if !zero_time {
+                continue;
+            }
+            let mut names: Vec<&str> = Vec::new();
+            for n in &f.names {
+                if !names.contains(n) {
+                    names.push(n);
+                }
+            }
+            let names = names.join(", ");
+            let (what, fix) = match f.what {
+                ForeverKind::Phase => (
+                    "the phase loops forever (loop -1)",
+                    "add a `run`, `sleep` or `timer` event to the phase, or give its `loop` a positive count",
+                ),
+                ForeverKind::Phases => (
+                    "the task loops forever over its phases (no `loop`, or -1)",
+                    "add a `run`, `sleep` or `timer` event to a phase, or give the task a positive `loop`",
+                ),
+                ForeverKind::Task => (
+                    "the task loops forever (no `loop`, or -1)",
+                    "add a `run`, `sleep` or `timer` event, or give the task a positive `loop`",
+                ),
+            };
+            return Err(self
+                .err(
+                    &f.path,
+                    format!(
+                        "{what} and its events ({names}) take no simulated time: the thread \
+                         would repeat them at one instant for ever"
+                    ),
+                )
+                .with_fix(fix));
+        }
+        Ok(())
     }
 
     /// Create the task's threads, giving each its own copy of `unique*` timers.
