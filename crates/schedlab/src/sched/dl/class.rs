@@ -381,7 +381,7 @@ impl Sched {
             self.update_dl_entity(id);
         } else if flags & enqueue::REPLENISH != 0 {
             self.replenish_dl_entity(id);
-        } else if flags & ENQUEUE_RESTORE != 0 && dl_time_before(self.dl_se(id).deadline, self.now)
+        } else if flags & ENQUEUE_RESTORE != 0 && !dl_time_before(self.now, self.dl_se(id).deadline)
         {
             self.setup_new_dl_entity(id);
         }
@@ -420,6 +420,9 @@ impl Sched {
         self.uclamp_rq_inc(cpu, p);
         let mut flags = flags;
         if flags & enqueue::INITIAL != 0 {
+            // Its parameters were set before it ran (the deadline 0 of __setparam_dl is
+            // in the past on a real clock; the simulation's clock starts at 0).
+            self.setup_new_dl_entity(DlSe::Task(p));
             flags |= enqueue::WAKEUP;
         }
         if flags & (enqueue::WAKEUP | enqueue::REPLENISH) == 0 {
