@@ -77,6 +77,10 @@ impl Simulation {
         let mut sched = Sched::new(machine, features, hz, preempt);
         sched.set_kernel(kernel);
         sched.attach_observer(Box::new(WakeupLatencies::default()));
+        // The initial sched_setattr of SCHED_DEADLINE tasks: refused as the syscall would
+        // be (EINVAL, EPERM, EBUSY), which fails the run.
+        let attrs: Vec<_> = workload.tasks.iter().map(|t| t.attrs.clone()).collect();
+        sched.dl_admit(&attrs)?;
         for spec in &workload.tasks {
             let id = sched.add_task(&spec.attrs);
             sched.events.push(spec.delay_ns, Event::TaskStart(id));
@@ -160,7 +164,8 @@ impl Simulation {
             | Event::HrTick(cpu)
             | Event::Stopper(cpu)
             | Event::NohzKick(cpu)
-            | Event::ReschedIpi(cpu) => Some(cpu),
+            | Event::ReschedIpi(cpu)
+            | Event::DlServerTimer(cpu) => Some(cpu),
             Event::FreqChange(_) | Event::CfsPeriod(_) | Event::RtPeriod => None,
         }
     }
@@ -201,6 +206,7 @@ impl Simulation {
             Event::ReschedIpi(cpu) => s.resched_ipi(cpu),
             Event::RtPeriod => s.sched_rt_period_timer(),
             Event::DlTimer(p) => s.dl_task_timer(p),
+            Event::DlServerTimer(cpu) => s.dl_server_timer(cpu),
         }
         if let Some(cpu) = event_cpu {
             self.sched.return_to_user(cpu);

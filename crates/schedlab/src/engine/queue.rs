@@ -39,6 +39,8 @@ pub enum Event {
     RtPeriod,
     /// A deadline task's replenishment timer (dl_task_timer).
     DlTimer(TaskId),
+    /// The fair deadline server's timer on `cpu` (dl_server_timer).
+    DlServerTimer(CpuId),
 }
 
 /// The per-CPU timers, one slot each.
@@ -50,9 +52,11 @@ pub enum CpuTimer {
     Stopper = 3,
     NohzKick = 4,
     ReschedIpi = 5,
+    /// The fair server's dl_timer (rq->fair_server.dl_timer).
+    DlServer = 6,
 }
 
-const NR_CPU_TIMERS: usize = 6;
+const NR_CPU_TIMERS: usize = 7;
 
 impl CpuTimer {
     fn event(slot: usize) -> Event {
@@ -63,7 +67,8 @@ impl CpuTimer {
             2 => Event::HrTick(cpu),
             3 => Event::Stopper(cpu),
             4 => Event::NohzKick(cpu),
-            _ => Event::ReschedIpi(cpu),
+            5 => Event::ReschedIpi(cpu),
+            _ => Event::DlServerTimer(cpu),
         }
     }
 }
@@ -210,6 +215,7 @@ impl EventBits {
             Event::ReschedIpi(c) => EventBits(10, c as u32, 0),
             Event::RtPeriod => EventBits(11, 0, 0),
             Event::DlTimer(t) => EventBits(12, t as u32, 0),
+            Event::DlServerTimer(c) => EventBits(13, c as u32, 0),
         }
     }
 
@@ -228,7 +234,8 @@ impl EventBits {
             9 => Event::CfsPeriod(a),
             10 => Event::ReschedIpi(a),
             11 => Event::RtPeriod,
-            _ => Event::DlTimer(a),
+            12 => Event::DlTimer(a),
+            _ => Event::DlServerTimer(a),
         }
     }
 }

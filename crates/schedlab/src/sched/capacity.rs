@@ -35,6 +35,8 @@ pub struct RootDomain {
     pub rto_count: u32,
     /// def_rt_bandwidth's period timer is running (one root domain: it is global).
     pub rt_period_active: bool,
+    /// rd->dl_bw: the admitted deadline bandwidth (sched/dl).
+    pub dl_bw: super::dl::DlBw,
     /// The line both flags live on.
     pub line: SharedLine,
 }

@@ -183,6 +183,10 @@ impl Sched {
         if spec.uclamp.min.is_some() || spec.uclamp.max.is_some() {
             self.set_uclamp(id, spec.uclamp.min, spec.uclamp.max);
         }
+        if spec.policy == Policy::Deadline && self.tasks[id].dl.is_some() {
+            // The initial sched_setattr (admitted by Simulation::with_kernel).
+            self.dl_attach_task(id, false);
+        }
         id
     }
 
@@ -310,6 +314,12 @@ impl Sched {
             && self.tasks[p].is_fair()
         {
             self.migrate_task_rq_fair(p);
+        }
+        if self.tasks[p].cpu != cpu
+            && self.tasks[p].state == TaskState::Waking
+            && self.tasks[p].class() == super::SchedClass::Dl
+        {
+            self.migrate_task_rq_dl(p);
         }
         if self.tasks[p].cpu != cpu && self.tasks[p].state != TaskState::New {
             let penalty = self.migration_penalty(p, self.tasks[p].cpu, cpu);
@@ -472,6 +482,7 @@ impl Sched {
         let next = self.pick_next_task(cpu, prev);
         if next == prev {
             self.run_rt_balance_callbacks(cpu);
+            self.run_dl_balance_callbacks(cpu);
             self.settle_deferred_stall(cpu);
             return;
         }
@@ -493,6 +504,7 @@ impl Sched {
         self.trace_sched_switch(cpu, prev, next, preempt);
         self.context_switch(cpu, prev, next);
         self.run_rt_balance_callbacks(cpu);
+        self.run_dl_balance_callbacks(cpu);
         self.settle_deferred_stall(cpu);
     }
 

@@ -11,7 +11,11 @@ impl Sched {
     /// enqueue_task.
     pub fn enqueue_task(&mut self, cpu: CpuId, p: TaskId, flags: u32) {
         match self.tasks[p].class() {
-            SchedClass::Fair => self.enqueue_task_fair(cpu, p, flags),
+            SchedClass::Fair => {
+                self.enqueue_task_fair(cpu, p, flags);
+                // The fair class became runnable: dl_server_start.
+                self.dl_server_sync(cpu);
+            }
             SchedClass::Rt => {
                 self.enqueue_task_rt(cpu, p, flags);
                 // inc_rt_group → start_rt_bandwidth.
@@ -24,7 +28,12 @@ impl Sched {
     /// dequeue_task; false if a fair task's dequeue was delayed.
     pub fn dequeue_task(&mut self, cpu: CpuId, p: TaskId, flags: u32) -> bool {
         match self.tasks[p].class() {
-            SchedClass::Fair => return self.dequeue_task_fair(cpu, p, flags),
+            SchedClass::Fair => {
+                let done = self.dequeue_task_fair(cpu, p, flags);
+                // No fair task left: dl_server_stop (v6.12 – v6.16's dequeue_task_fair).
+                self.dl_server_sync(cpu);
+                return done;
+            }
             SchedClass::Rt => self.dequeue_task_rt(cpu, p, flags),
             SchedClass::Dl => self.dequeue_task_dl(cpu, p, flags),
         }
@@ -48,30 +57,61 @@ impl Sched {
     }
 
     /// __pick_next_task with put_prev_set_next_task: the balance step of prev's class
-    /// (an RT prev that left pulls RT work), then the first class with a task: deadline,
-    /// real-time, fair (which balances newly idle when it has nothing either).
+    /// (an RT or DL prev that left pulls work of its class), then the first class with a
+    /// task: deadline, real-time, fair (which balances newly idle when it has nothing
+    /// either). When the fair deadline server is the earliest DL entity, the fair class
+    /// picks (the server's server_pick_task) and its task runs ahead of RT tasks; if it
+    /// finds none, the server stops and the pick goes on (__pick_task_dl).
     pub(crate) fn pick_next_task(&mut self, cpu: CpuId, prev: Option<TaskId>) -> Option<TaskId> {
         let prev_class = prev.map(|p| self.tasks[p].class());
-        if let (Some(p), Some(SchedClass::Rt)) = (prev, prev_class) {
-            self.balance_rt(cpu, p);
+        match (prev, prev_class) {
+            (Some(p), Some(SchedClass::Rt)) => self.balance_rt(cpu, p),
+            (Some(p), Some(SchedClass::Dl)) => self.balance_dl(cpu, p),
+            _ => {}
         }
-        let high = self
-            .pick_next_task_dl(cpu)
-            .or_else(|| self.pick_next_task_rt(cpu));
+        self.dl_server_sync(cpu);
+        self.rqs[cpu].dl.dl_server_running = false;
+        let server = matches!(self.pick_task_dl(cpu), Some(super::dl::DlSe::Server(_)));
+        let high = if server {
+            None
+        } else {
+            self.pick_next_task_dl(cpu)
+                .or_else(|| self.pick_next_task_rt(cpu))
+        };
         let Some(next) = high else {
             // The fair class puts a fair prev itself.
             let fair_prev = prev.filter(|_| prev_class == Some(SchedClass::Fair));
             if let Some(p) = prev.filter(|_| fair_prev.is_none()) {
                 self.put_prev_task(cpu, p);
             }
-            return self.pick_next_task_fair(cpu, fair_prev);
+            let next = self.pick_next_task_fair(cpu, fair_prev);
+            if next.is_none() {
+                // Going idle with no fair task left: the server stops.
+                self.dl_server_sync(cpu);
+            }
+            if !server || next.is_some() {
+                self.rqs[cpu].dl.dl_server_running = server;
+                return next;
+            }
+            // The server found no fair task: dl_server_stop, and pick again (prev is put).
+            self.dl_server_stop(cpu);
+            let next = self
+                .pick_next_task_dl(cpu)
+                .or_else(|| self.pick_next_task_rt(cpu))?;
+            match self.tasks[next].class() {
+                SchedClass::Dl => self.set_next_task_dl(cpu, next, false),
+                _ => self.set_next_task_rt(cpu, next, false),
+            }
+            return Some(next);
         };
         if Some(next) != prev {
             if let Some(p) = prev {
                 self.put_prev_task(cpu, p);
             }
             match self.tasks[next].class() {
-                SchedClass::Dl => self.set_next_task_dl(cpu, next),
+                SchedClass::Dl => {
+                    self.set_next_task_dl(cpu, next, prev_class == Some(SchedClass::Dl))
+                }
                 _ => self.set_next_task_rt(cpu, next, prev_class == Some(SchedClass::Rt)),
             }
         }
@@ -83,7 +123,7 @@ impl Sched {
         match self.tasks[p].class() {
             SchedClass::Fair => self.set_next_task_fair(p, true),
             SchedClass::Rt => self.set_next_task_rt(cpu, p, false),
-            SchedClass::Dl => self.set_next_task_dl(cpu, p),
+            SchedClass::Dl => self.set_next_task_dl_restore(cpu, p),
         }
     }
 
@@ -118,13 +158,16 @@ impl Sched {
     /// task_woken: the class's follow-up once a woken task is queued (RT pushes it if it
     /// waits behind a real-time task that will not yield).
     pub(crate) fn task_woken(&mut self, cpu: CpuId, p: TaskId) {
-        if self.tasks[p].class() == SchedClass::Rt {
-            self.task_woken_rt(cpu, p);
+        match self.tasks[p].class() {
+            SchedClass::Rt => self.task_woken_rt(cpu, p),
+            SchedClass::Dl => self.task_woken_dl(cpu, p),
+            SchedClass::Fair => {}
         }
     }
 
     /// The class's task_tick for the running task.
     pub(crate) fn task_tick(&mut self, cpu: CpuId, p: TaskId) {
+        self.dl_server_sync(cpu);
         match self.tasks[p].class() {
             SchedClass::Fair => self.task_tick_fair(cpu, false),
             SchedClass::Rt => self.task_tick_rt(cpu, p),

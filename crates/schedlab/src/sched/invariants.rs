@@ -169,7 +169,11 @@ impl Sched {
             let class_on_rq = match t.class() {
                 SchedClass::Fair => e.on_rq,
                 SchedClass::Rt => t.rt_se().on_rq,
-                SchedClass::Dl => t.dl.as_ref().is_some_and(|d| d.on_rq),
+                // A throttled deadline task stays p->on_rq off its dl_rq.
+                SchedClass::Dl => {
+                    t.dl.as_ref()
+                        .is_some_and(|d| d.on_rq || (d.dl_throttled && t.on_rq))
+                }
             };
             if t.on_rq != class_on_rq {
                 errors.push(format!(

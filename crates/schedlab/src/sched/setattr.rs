@@ -22,6 +22,22 @@ impl Sched {
             });
         let nice = change.nice.unwrap_or(t.nice).clamp(-20, 19);
         let new_prio = normal_prio(policy, rt_priority, nice);
+        // SCHED_DEADLINE is admitted first (__checkparam_dl, the root-domain affinity,
+        // sched_dl_overflow): on EINVAL / EPERM / EBUSY the syscall fails and the task
+        // keeps its old policy and parameters.
+        let dl_params = change.dl.or_else(|| {
+            t.dl.as_deref().map(|e| super::DlParams {
+                runtime: e.dl_runtime,
+                deadline: e.dl_deadline,
+                period: e.dl_period,
+            })
+        });
+        if policy == Policy::Deadline {
+            match dl_params {
+                Some(d) if self.sched_dl_overflow(p, &d).is_ok() => {}
+                _ => return,
+            }
+        }
         if old_class == SchedClass::Fair && policy.class() == SchedClass::Fair {
             return self.setattr_fair(p, change);
         }
@@ -46,10 +62,17 @@ impl Sched {
             };
             Box::new(super::rt::RtEntity::new(rt_priority, slice))
         });
-        if let Some(d) = change.dl {
-            t.dl = Some(Box::new(super::dl::DlEntity::new(d)));
-        }
         let se = t.se as usize;
+        // The deadline bandwidth leaves with the old parameters and comes with the new.
+        if old_class == SchedClass::Dl {
+            self.dl_detach_task(p, queued);
+        }
+        if policy == Policy::Deadline {
+            if let Some(d) = dl_params {
+                self.setparam_dl(p, d);
+            }
+            self.dl_attach_task(p, queued);
+        }
         self.entities[se].load =
             super::fair::weights::LoadWeight::for_task(nice, policy == Policy::Idle);
         if change.uclamp.min.is_some() || change.uclamp.max.is_some() {
@@ -73,6 +96,9 @@ impl Sched {
         // pulls.
         if old_class == SchedClass::Rt && self.rqs[cpu].rt.rt_nr_running == 0 {
             self.pull_rt_task(cpu);
+        }
+        if old_class == SchedClass::Dl && queued && self.rqs[cpu].dl.dl_nr_running == 0 {
+            self.pull_dl_task(cpu);
         }
         if running {
             if old_class != policy.class() || new_prio > old_prio {

@@ -23,6 +23,11 @@ impl Sched {
         e.exec_start = now;
         e.sum_exec_runtime += delta;
         e.vruntime = e.vruntime.wrapping_add(calc_delta_fair(delta, &e.load));
+        if e.task.is_some() && self.cfg.kernel.has_fair_server() {
+            // A fair task's runtime is charged to the fair deadline server (dl_server_update).
+            let cpu = self.cfs_rqs[cfs].cpu;
+            self.dl_server_update(cpu, delta);
+        }
         if self.cfs_era() {
             // CFS: no deadline; tick and wake-up preemption decide (check_preempt_tick).
             self.update_min_vruntime(cfs);
