@@ -67,7 +67,19 @@ impl CpuTimer {
 /// (time, seq) key; the smallest runs first.
 type Key = (Ns, u64);
 
-/// Indexed binary min-heap over timer slots.
+/// `a < b` as one 128-bit comparison (no branch on the time comparison's outcome).
+#[inline]
+fn less(a: Key, b: Key) -> bool {
+    let wide = |k: Key| (u128::from(k.0) << 64) | u128::from(k.1);
+    wide(a) < wide(b)
+}
+
+/// Children per node of the timer heap: four halves the depth of a binary heap, and the
+/// minimum of four children is two independent comparisons then one, so a sift's chain
+/// of dependent loads is half as long.
+const ARITY: usize = 4;
+
+/// Indexed 4-ary min-heap over timer slots.
 #[derive(Debug, Default)]
 struct SlotHeap {
     heap: Vec<(Key, u32)>,
@@ -82,43 +94,82 @@ impl SlotHeap {
         self.pos[self.heap[b].1 as usize] = b as u32;
     }
 
+    /// Move the entry at `from` to the hole at `to`.
+    #[inline]
+    fn shift(&mut self, from: usize, to: usize) {
+        self.heap[to] = self.heap[from];
+        self.pos[self.heap[to].1 as usize] = to as u32;
+    }
+
     /// Sift up with a hole: parents move down one step each, the entry is written once.
     fn up(&mut self, mut i: usize) {
         let item = self.heap[i];
         while i > 0 {
-            let p = (i - 1) / 2;
-            if item.0 >= self.heap[p].0 {
+            let p = (i - 1) / ARITY;
+            if !less(item.0, self.heap[p].0) {
                 break;
             }
-            self.heap[i] = self.heap[p];
-            self.pos[self.heap[i].1 as usize] = i as u32;
+            self.shift(p, i);
             i = p;
         }
         self.heap[i] = item;
         self.pos[item.1 as usize] = i as u32;
     }
 
-    /// Sift down with a hole.
-    fn down(&mut self, mut i: usize) {
+    /// The child of a full group at `c..c + 4` with the smallest key.
+    #[inline]
+    fn min_of_four(&self, c: usize) -> usize {
+        let h = &self.heap[c..c + ARITY];
+        let a = usize::from(less(h[1].0, h[0].0));
+        let b = 2 + usize::from(less(h[3].0, h[2].0));
+        c + if less(h[b].0, h[a].0) { b } else { a }
+    }
+
+    /// The child of `i` with the smallest key, if `i` has children.
+    #[inline]
+    fn min_child(&self, i: usize) -> Option<usize> {
         let n = self.heap.len();
-        let item = self.heap[i];
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
+        let c = ARITY * i + 1;
+        if c + ARITY <= n {
+            Some(self.min_of_four(c))
+        } else if c < n {
+            Some((c + 1..n).fold(c, |m, j| {
+                if less(self.heap[j].0, self.heap[m].0) {
+                    j
+                } else {
+                    m
+                }
+            }))
+        } else {
+            None
+        }
+    }
+
+    /// Sift down with a hole, bottom-up (as std's BinaryHeap::pop): a re-armed or moved
+    /// entry usually belongs near the leaves, so walk the smallest children to a leaf
+    /// without comparing against the entry, then sift it back up the few levels it must.
+    /// Keys are unique (the sequence number), so the heap's order is the same either way.
+    /// The first level is checked against the entry: a re-armed timer that is still the
+    /// earliest (the next busy period of a lone runner) stays at the root.
+    fn down(&mut self, start: usize) {
+        let item = self.heap[start];
+        let mut i = start;
+        let mut first = true;
+        while let Some(m) = self.min_child(i) {
+            if first && !less(self.heap[m].0, item.0) {
+                return;
+            }
+            first = false;
+            self.shift(m, i);
+            i = m;
+        }
+        while i > start {
+            let p = (i - 1) / ARITY;
+            if !less(item.0, self.heap[p].0) {
                 break;
             }
-            let r = l + 1;
-            let c = if r < n && self.heap[r].0 < self.heap[l].0 {
-                r
-            } else {
-                l
-            };
-            if self.heap[c].0 >= item.0 {
-                break;
-            }
-            self.heap[i] = self.heap[c];
-            self.pos[self.heap[i].1 as usize] = i as u32;
-            i = c;
+            self.shift(p, i);
+            i = p;
         }
         self.heap[i] = item;
         self.pos[item.1 as usize] = i as u32;
