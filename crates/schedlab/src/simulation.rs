@@ -120,11 +120,9 @@ impl Simulation {
     pub fn run_until(&mut self, until: Ns) -> StopReason {
         let every = self.sched.cfg.invariant_every;
         while self.live_tasks > 0 {
-            match self.sched.events.peek_time() {
-                Some(at) if at <= until => {}
-                _ => return StopReason::TimeLimit,
-            }
-            let (at, ev) = self.sched.events.pop().expect("peeked");
+            let Some((at, ev)) = self.sched.events.pop_until(until) else {
+                return StopReason::TimeLimit;
+            };
             if at < self.sched.now {
                 self.sched
                     .violation(format!("time went backwards: {at} < {}", self.sched.now));
