@@ -11,6 +11,11 @@ impl Sched {
     /// event is left armed: every caller re-arms it (`arm_work` replaces the slot) or
     /// switches the CPU, which re-arms or cancels it — one heap operation instead of two.
     pub(crate) fn settle_progress(&mut self, cpu: CpuId) {
+        self.settle_progress_at(cpu, None);
+    }
+
+    /// settle_progress with the CPU's speed, if the caller already has it.
+    pub(crate) fn settle_progress_at(&mut self, cpu: CpuId, speed: Option<u64>) {
         let rq = &mut self.rqs[cpu];
         let Some(p) = rq.curr else {
             return;
@@ -18,13 +23,18 @@ impl Sched {
         let elapsed = self.now.saturating_sub(rq.sim.progress_start);
         rq.sim.progress_start = rq.sim.progress_start.max(self.now);
         if let Work::Reference(left) = self.tasks[p].sim.work {
-            let done = elapsed * self.cpu_speed(cpu) / 1024;
+            let done = elapsed * speed.unwrap_or_else(|| self.cpu_speed(cpu)) / 1024;
             self.tasks[p].sim.work = Work::Reference(left.saturating_sub(done));
         }
     }
 
     /// (Re-)arm the completion event of the running task's current work.
     pub(crate) fn arm_work(&mut self, cpu: CpuId) {
+        self.arm_work_at(cpu, None);
+    }
+
+    /// arm_work with the CPU's speed, if the caller already has it.
+    pub(crate) fn arm_work_at(&mut self, cpu: CpuId, speed: Option<u64>) {
         let Some(p) = self.rqs[cpu].curr else {
             return;
         };
@@ -32,7 +42,7 @@ impl Sched {
         let at = match self.tasks[p].sim.work {
             Work::None => from,
             Work::Reference(left) => {
-                let speed = self.cpu_speed(cpu).max(1);
+                let speed = speed.unwrap_or_else(|| self.cpu_speed(cpu)).max(1);
                 from + (left * 1024).div_ceil(speed)
             }
             Work::Until(t) => t.max(from),
