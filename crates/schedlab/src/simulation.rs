@@ -10,6 +10,7 @@ use crate::sched::version::KernelVersion;
 use crate::sched::PreemptModel;
 use crate::sched::{Sched, TaskState};
 use crate::time::{Ns, NSEC_PER_SEC};
+use crate::userspace::interp::SPIN_QUANTUM_NS;
 use crate::userspace::{Interpreter, Probes, Step};
 use crate::workload::{ToolReport, Workload};
 
@@ -128,15 +129,43 @@ impl Simulation {
                     .violation(format!("time went backwards: {at} < {}", self.sched.now));
             }
             self.sched.now = at;
-            self.dispatch(ev);
-            self.sched.process_resched();
-            self.sched.settle_deferred_stalls();
-            self.events_processed += 1;
-            if self.events_processed.is_multiple_of(every) {
+            let n = match self.take_failed_spins(ev, until) {
+                Some(n) => n,
+                None => {
+                    self.dispatch(ev);
+                    self.sched.process_resched();
+                    self.sched.settle_deferred_stalls();
+                    1
+                }
+            };
+            let before = self.events_processed;
+            self.events_processed += n;
+            if self.events_processed / every != before / every {
                 self.sched.check_invariants();
             }
         }
         StopReason::AllExited
+    }
+
+    /// A task spinning on a per-CPU lock held by another task retries every
+    /// SPIN_QUANTUM_NS, each retry an event that only re-arms the next; the lock cannot
+    /// change hands before another event runs, so the retries due until then are taken
+    /// in one step, counted as the events they were. `None`: not such a retry.
+    fn take_failed_spins(&mut self, ev: Event, until: Ns) -> Option<u64> {
+        let Event::WorkDone(cpu) = ev else {
+            return None;
+        };
+        let p = self.sched.rqs[cpu].curr?;
+        if !self.interp.spin_retry_fails(p, cpu) {
+            return None;
+        }
+        match self
+            .sched
+            .take_failed_spin_retries(cpu, SPIN_QUANTUM_NS, until)
+        {
+            0 => None,
+            n => Some(n),
+        }
     }
 
     /// Move the clock to `t` without an event (tests that act on the model directly).

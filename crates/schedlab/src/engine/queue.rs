@@ -249,6 +249,15 @@ impl SlotHeap {
         self.pos.get(slot).is_some_and(|&p| p != u32::MAX)
     }
 
+    /// The earliest expiry of any slot but `slot`.
+    fn earliest_except(&self, slot: usize) -> Option<Key> {
+        let root = *self.heap.first()?;
+        if root.slot() != slot {
+            return Some(root.key());
+        }
+        self.min_child(0).map(|c| self.heap[c].key())
+    }
+
     fn peek(&self) -> Option<(Key, u32)> {
         self.heap.first().map(|e| (e.key(), e.slot() as u32))
     }
@@ -343,6 +352,21 @@ impl EventQueue {
     fn retire_fired(&mut self) {
         if let Some(slot) = self.fired.take() {
             self.timers.remove(slot as usize);
+        }
+    }
+
+    /// The time of the earliest event other than `cpu`'s `timer` (which may be the one
+    /// `pop` just returned: its handler is about to re-arm it).
+    pub fn earliest_except(&mut self, cpu: CpuId, timer: CpuTimer) -> Option<Ns> {
+        let slot = cpu * NR_CPU_TIMERS + timer as usize;
+        if self.fired != Some(slot as u32) {
+            self.retire_fired();
+        }
+        let t = self.timers.earliest_except(slot);
+        let g = self.heap.peek().map(|r| r.0 .0);
+        match (g, t) {
+            (Some(a), Some(b)) => Some(a.min(b).0),
+            (a, b) => a.or(b).map(|k| k.0),
         }
     }
 
