@@ -39,6 +39,11 @@ pub struct Simulation {
     pub reports: Vec<ToolReport>,
     interp: Interpreter,
     pub events_processed: u64,
+    /// Take a spinner's failed lock retries in one step (on by default; a test turns it
+    /// off to check that the results are the same).
+    pub batch_failed_spins: bool,
+    /// Failed spin retries the run loop took without running the interpreter.
+    pub failed_spins_batched: u64,
     live_tasks: usize,
     pub stop_at: Ns,
 }
@@ -89,6 +94,8 @@ impl Simulation {
             reports: Vec::new(),
             interp,
             events_processed: 0,
+            batch_failed_spins: true,
+            failed_spins_batched: 0,
             stop_at: duration.unwrap_or(DEFAULT_CAP_NS),
         })
     }
@@ -155,6 +162,9 @@ impl Simulation {
         let Event::WorkDone(cpu) = ev else {
             return None;
         };
+        if !self.batch_failed_spins {
+            return None;
+        }
         let p = self.sched.rqs[cpu].curr?;
         if !self.interp.spin_retry_fails(p, cpu) {
             return None;
@@ -164,7 +174,10 @@ impl Simulation {
             .take_failed_spin_retries(cpu, SPIN_QUANTUM_NS, until)
         {
             0 => None,
-            n => Some(n),
+            n => {
+                self.failed_spins_batched += n;
+                Some(n)
+            }
         }
     }
 
