@@ -10,6 +10,7 @@ use crate::sched::version::KernelVersion;
 use crate::sched::PreemptModel;
 use crate::sched::{Sched, TaskState};
 use crate::time::{Ns, NSEC_PER_SEC};
+use crate::userspace::interp::SPIN_QUANTUM_NS;
 use crate::userspace::{Interpreter, Probes, Step};
 use crate::workload::{ToolReport, Workload};
 
@@ -38,6 +39,11 @@ pub struct Simulation {
     pub reports: Vec<ToolReport>,
     interp: Interpreter,
     pub events_processed: u64,
+    /// Take a spinner's failed lock retries in one step (on by default; a test turns it
+    /// off to check that the results are the same).
+    pub batch_failed_spins: bool,
+    /// Failed spin retries the run loop took without running the interpreter.
+    pub failed_spins_batched: u64,
     live_tasks: usize,
     pub stop_at: Ns,
 }
@@ -92,6 +98,8 @@ impl Simulation {
             reports: Vec::new(),
             interp,
             events_processed: 0,
+            batch_failed_spins: true,
+            failed_spins_batched: 0,
             stop_at: duration.unwrap_or(DEFAULT_CAP_NS),
         })
     }
@@ -124,25 +132,57 @@ impl Simulation {
     pub fn run_until(&mut self, until: Ns) -> StopReason {
         let every = self.sched.cfg.invariant_every;
         while self.live_tasks > 0 {
-            match self.sched.events.peek_time() {
-                Some(at) if at <= until => {}
-                _ => return StopReason::TimeLimit,
-            }
-            let (at, ev) = self.sched.events.pop().expect("peeked");
+            let Some((at, ev)) = self.sched.events.pop_until(until) else {
+                return StopReason::TimeLimit;
+            };
             if at < self.sched.now {
                 self.sched
                     .violation(format!("time went backwards: {at} < {}", self.sched.now));
             }
             self.sched.now = at;
-            self.dispatch(ev);
-            self.sched.process_resched();
-            self.sched.settle_deferred_stalls();
-            self.events_processed += 1;
-            if self.events_processed.is_multiple_of(every) {
+            let n = match self.take_failed_spins(ev, until) {
+                Some(n) => n,
+                None => {
+                    self.dispatch(ev);
+                    self.sched.process_resched();
+                    self.sched.settle_deferred_stalls();
+                    1
+                }
+            };
+            let before = self.events_processed;
+            self.events_processed += n;
+            if self.events_processed / every != before / every {
                 self.sched.check_invariants();
             }
         }
         StopReason::AllExited
+    }
+
+    /// A task spinning on a per-CPU lock held by another task retries every
+    /// SPIN_QUANTUM_NS, each retry an event that only re-arms the next; the lock cannot
+    /// change hands before another event runs, so the retries due until then are taken
+    /// in one step, counted as the events they were. `None`: not such a retry.
+    fn take_failed_spins(&mut self, ev: Event, until: Ns) -> Option<u64> {
+        let Event::WorkDone(cpu) = ev else {
+            return None;
+        };
+        if !self.batch_failed_spins {
+            return None;
+        }
+        let p = self.sched.rqs[cpu].curr?;
+        if !self.interp.spin_retry_fails(p, cpu) {
+            return None;
+        }
+        match self
+            .sched
+            .take_failed_spin_retries(cpu, SPIN_QUANTUM_NS, until)
+        {
+            0 => None,
+            n => {
+                self.failed_spins_batched += n;
+                Some(n)
+            }
+        }
     }
 
     /// Move the clock to `t` without an event (tests that act on the model directly).

@@ -76,10 +76,53 @@ impl CpuTimer {
 /// (time, seq) key; the smallest runs first.
 type Key = (Ns, u64);
 
-/// Indexed binary min-heap over timer slots.
+/// Bits of a timer heap entry's tag that hold the slot (6 timers × 174,762 CPUs); the
+/// sequence number sits above them, so tags order as sequence numbers do.
+const SLOT_BITS: u32 = 20;
+
+/// A timer heap entry in 16 bytes (four children share a cache line or two): the expiry,
+/// and the arming sequence number and slot packed in one word.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    at: Ns,
+    tag: u64,
+}
+
+impl Entry {
+    fn new((at, seq): Key, slot: usize) -> Entry {
+        debug_assert!(slot < 1 << SLOT_BITS && seq < 1 << (64 - SLOT_BITS));
+        Entry {
+            at,
+            tag: (seq << SLOT_BITS) | slot as u64,
+        }
+    }
+
+    fn slot(self) -> usize {
+        (self.tag & ((1 << SLOT_BITS) - 1)) as usize
+    }
+
+    fn key(self) -> Key {
+        (self.at, self.tag >> SLOT_BITS)
+    }
+
+    /// Earlier in the (time, seq) order, as one 128-bit comparison (no branch on the
+    /// time comparison's outcome).
+    #[inline]
+    fn before(self, other: Entry) -> bool {
+        let wide = |e: Entry| (u128::from(e.at) << 64) | u128::from(e.tag);
+        wide(self) < wide(other)
+    }
+}
+
+/// Children per node of the timer heap: four halves the depth of a binary heap, and the
+/// minimum of four children is two independent comparisons then one, so a sift's chain
+/// of dependent loads is half as long.
+const ARITY: usize = 4;
+
+/// Indexed 4-ary min-heap over timer slots.
 #[derive(Debug, Default)]
 struct SlotHeap {
-    heap: Vec<(Key, u32)>,
+    heap: Vec<Entry>,
     /// Position of each slot in `heap`, or u32::MAX when unarmed.
     pos: Vec<u32>,
 }
@@ -87,68 +130,104 @@ struct SlotHeap {
 impl SlotHeap {
     fn swap(&mut self, a: usize, b: usize) {
         self.heap.swap(a, b);
-        self.pos[self.heap[a].1 as usize] = a as u32;
-        self.pos[self.heap[b].1 as usize] = b as u32;
+        self.pos[self.heap[a].slot()] = a as u32;
+        self.pos[self.heap[b].slot()] = b as u32;
+    }
+
+    /// Put `e` at `i` and record where its slot is.
+    #[inline]
+    fn place(&mut self, i: usize, e: Entry) {
+        self.heap[i] = e;
+        self.pos[e.slot()] = i as u32;
     }
 
     /// Sift up with a hole: parents move down one step each, the entry is written once.
     fn up(&mut self, mut i: usize) {
         let item = self.heap[i];
         while i > 0 {
-            let p = (i - 1) / 2;
-            if item.0 >= self.heap[p].0 {
+            let p = (i - 1) / ARITY;
+            if !item.before(self.heap[p]) {
                 break;
             }
-            self.heap[i] = self.heap[p];
-            self.pos[self.heap[i].1 as usize] = i as u32;
+            self.place(i, self.heap[p]);
             i = p;
         }
-        self.heap[i] = item;
-        self.pos[item.1 as usize] = i as u32;
+        self.place(i, item);
     }
 
-    /// Sift down with a hole.
-    fn down(&mut self, mut i: usize) {
+    /// The child of a full group at `c..c + 4` with the smallest key.
+    #[inline]
+    fn min_of_four(&self, c: usize) -> usize {
+        let h = &self.heap[c..c + ARITY];
+        let a = usize::from(h[1].before(h[0]));
+        let b = 2 + usize::from(h[3].before(h[2]));
+        c + if h[b].before(h[a]) { b } else { a }
+    }
+
+    /// The child of `i` with the smallest key, if `i` has children.
+    #[inline]
+    fn min_child(&self, i: usize) -> Option<usize> {
         let n = self.heap.len();
-        let item = self.heap[i];
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            let c = if r < n && self.heap[r].0 < self.heap[l].0 {
-                r
-            } else {
-                l
-            };
-            if self.heap[c].0 >= item.0 {
-                break;
-            }
-            self.heap[i] = self.heap[c];
-            self.pos[self.heap[i].1 as usize] = i as u32;
-            i = c;
+        let c = ARITY * i + 1;
+        if c + ARITY <= n {
+            Some(self.min_of_four(c))
+        } else if c < n {
+            Some((c + 1..n).fold(c, |m, j| {
+                if self.heap[j].before(self.heap[m]) {
+                    j
+                } else {
+                    m
+                }
+            }))
+        } else {
+            None
         }
-        self.heap[i] = item;
-        self.pos[item.1 as usize] = i as u32;
+    }
+
+    /// Sift down with a hole, bottom-up (as std's BinaryHeap::pop): a re-armed or moved
+    /// entry usually belongs near the leaves, so walk the smallest children to a leaf
+    /// without comparing against the entry, then sift it back up the few levels it must.
+    /// Keys are unique (the sequence number), so the heap's order is the same either way.
+    /// The first level is checked against the entry: a re-armed timer that is still the
+    /// earliest (the next busy period of a lone runner) stays at the root.
+    fn down(&mut self, start: usize) {
+        let item = self.heap[start];
+        let mut i = start;
+        let mut first = true;
+        while let Some(m) = self.min_child(i) {
+            if first && !self.heap[m].before(item) {
+                return;
+            }
+            first = false;
+            self.place(i, self.heap[m]);
+            i = m;
+        }
+        while i > start {
+            let p = (i - 1) / ARITY;
+            if !item.before(self.heap[p]) {
+                break;
+            }
+            self.place(i, self.heap[p]);
+            i = p;
+        }
+        self.place(i, item);
     }
 
     fn set(&mut self, slot: usize, key: Key) {
         if slot >= self.pos.len() {
             self.pos.resize(slot + 1, u32::MAX);
         }
+        let e = Entry::new(key, slot);
         match self.pos[slot] {
             u32::MAX => {
-                self.heap.push((key, slot as u32));
-                let i = self.heap.len() - 1;
-                self.pos[slot] = i as u32;
-                self.up(i);
+                self.heap.push(e);
+                self.up(self.heap.len() - 1);
             }
             p => {
                 let i = p as usize;
-                let old = self.heap[i].0;
-                self.heap[i].0 = key;
-                if key < old {
+                let old = self.heap[i];
+                self.heap[i] = e;
+                if e.before(old) {
                     self.up(i);
                 } else {
                     self.down(i);
@@ -179,8 +258,17 @@ impl SlotHeap {
         self.pos.get(slot).is_some_and(|&p| p != u32::MAX)
     }
 
+    /// The earliest expiry of any slot but `slot`.
+    fn earliest_except(&self, slot: usize) -> Option<Key> {
+        let root = *self.heap.first()?;
+        if root.slot() != slot {
+            return Some(root.key());
+        }
+        self.min_child(0).map(|c| self.heap[c].key())
+    }
+
     fn peek(&self) -> Option<(Key, u32)> {
-        self.heap.first().copied()
+        self.heap.first().map(|e| (e.key(), e.slot() as u32))
     }
 }
 
@@ -282,20 +370,44 @@ impl EventQueue {
         }
     }
 
+    /// The time of the earliest event other than `cpu`'s `timer` (which may be the one
+    /// `pop` just returned: its handler is about to re-arm it).
+    pub fn earliest_except(&mut self, cpu: CpuId, timer: CpuTimer) -> Option<Ns> {
+        let slot = cpu * NR_CPU_TIMERS + timer as usize;
+        if self.fired != Some(slot as u32) {
+            self.retire_fired();
+        }
+        let t = self.timers.earliest_except(slot);
+        let g = self.heap.peek().map(|r| r.0 .0);
+        match (g, t) {
+            (Some(a), Some(b)) => Some(a.min(b).0),
+            (a, b) => a.or(b).map(|k| k.0),
+        }
+    }
+
     /// Remove and return the earliest event.
     pub fn pop(&mut self) -> Option<(Ns, Event)> {
+        self.pop_until(Ns::MAX)
+    }
+
+    /// Remove and return the earliest event if it is due at or before `until` (one look
+    /// at both heaps instead of a peek_time and a pop).
+    pub fn pop_until(&mut self, until: Ns) -> Option<(Ns, Event)> {
         self.retire_fired();
         let general = self.heap.peek().map(|r| r.0 .0);
         let timer = self.timers.peek();
         match (general, timer) {
-            (Some(g), Some((t, slot))) if t < g => self.pop_timer(t, slot),
-            (None, Some((t, slot))) => self.pop_timer(t, slot),
-            (Some(_), _) => self.heap.pop().map(|r| (r.0 .0 .0, r.0 .1.unpack())),
-            (None, None) => None,
+            (Some(g), Some((t, slot))) if t < g => self.pop_timer(t, slot, until),
+            (None, Some((t, slot))) => self.pop_timer(t, slot, until),
+            (Some(g), _) if g.0 <= until => self.heap.pop().map(|r| (r.0 .0 .0, r.0 .1.unpack())),
+            _ => None,
         }
     }
 
-    fn pop_timer(&mut self, key: Key, slot: u32) -> Option<(Ns, Event)> {
+    fn pop_timer(&mut self, key: Key, slot: u32, until: Ns) -> Option<(Ns, Event)> {
+        if key.0 > until {
+            return None;
+        }
         // Left in the heap until its handler re-arms it or the next pop retires it.
         self.fired = Some(slot);
         Some((key.0, CpuTimer::event(slot as usize)))

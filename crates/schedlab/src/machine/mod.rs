@@ -244,6 +244,11 @@ impl Machine {
     pub fn speed(&self, cpu: CpuId) -> u64 {
         let c = &self.cpus[cpu];
         let d = &self.freq_domains[c.freq_domain];
+        // At the top frequency (fixed-frequency machines, performance) the quotient is
+        // the capacity: no division on every progress update.
+        if d.cur_khz == d.max_khz {
+            return c.capacity as u64;
+        }
         c.capacity as u64 * d.cur_khz as u64 / d.max_khz as u64
     }
 

@@ -606,7 +606,9 @@ impl Sched {
 
     /// The running task on `cpu` starts a new busy period.
     pub fn set_work(&mut self, cpu: CpuId, work: Work) {
-        self.settle_progress(cpu);
+        // Nothing here changes the CPU's speed: read it once for both steps.
+        let speed = Some(self.cpu_speed(cpu));
+        self.settle_progress_at(cpu, speed);
         let p = self.rqs[cpu].curr.expect("set_work on an idle CPU");
         let work = match (work, self.work_noise.as_mut()) {
             (Work::Reference(ns), Some(n)) => Work::Reference(n.jitter(ns)),
@@ -614,7 +616,7 @@ impl Sched {
         };
         self.tasks[p].sim.work = work;
         self.apply_cache_penalty(p);
-        self.arm_work(cpu);
+        self.arm_work_at(cpu, speed);
     }
 
     /// The running task blocks in io_schedule(): as block_current, with in_iowait set.

@@ -354,6 +354,18 @@ impl Interpreter {
         self.stop_stuck(sched, p, cpu)
     }
 
+    /// Whether `p`'s next step on `cpu` is a `SpinLockCpu` retry that fails: the lock is
+    /// held by another task, and only a step of that task can release it.
+    pub fn spin_retry_fails(&self, p: TaskId, cpu: CpuId) -> bool {
+        let st = &self.progs[p];
+        match st.program.get(st.pc) {
+            Some(Op::SpinLockCpu { first_obj }) => {
+                objects::spin_held_by_other(&self.objs[first_obj + cpu], p)
+            }
+            _ => false,
+        }
+    }
+
     /// Stop task `p`, whose program made no simulated time pass in MAX_INSTANT_OPS steps.
     fn stop_stuck(&mut self, sched: &mut Sched, p: TaskId, cpu: CpuId) -> Step {
         self.stuck.push(format!(

@@ -142,6 +142,11 @@ impl Sched {
         self.stall_cpu(cpu, ns, Stall::Now);
     }
 
+    /// Whether a deferred stall waits for the end of the event.
+    pub(crate) fn stalls_deferred(&self) -> bool {
+        !self.overhead.deferred_cpus.is_empty()
+    }
+
     /// Settle every deferred stall (end of each event).
     pub fn settle_deferred_stalls(&mut self) {
         while let Some(cpu) = self.overhead.deferred_cpus.pop() {

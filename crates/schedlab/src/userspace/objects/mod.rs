@@ -382,6 +382,11 @@ pub fn spin_trylock(obj: &mut ObjState, p: TaskId) -> bool {
     }
 }
 
+/// Whether a spinlock is held by a task other than `p` (its trylock would fail).
+pub fn spin_held_by_other(obj: &ObjState, p: TaskId) -> bool {
+    matches!(obj, ObjState::Mutex { owner: Some(o), .. } if *o != p)
+}
+
 /// Release a spinlock; spinners poll, so nobody is woken.
 pub fn spin_unlock(obj: &mut ObjState, p: TaskId) {
     if let ObjState::Mutex { owner, .. } = obj {
