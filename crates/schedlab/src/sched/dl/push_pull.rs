@@ -10,7 +10,6 @@ use crate::machine::CpuId;
 use crate::sched::fair::class::wf;
 use crate::sched::fair::dequeue;
 use crate::sched::topology::cpumask::CpuMask;
-use crate::sched::topology::SdFlags;
 use crate::sched::uapi::SchedClass;
 use crate::sched::{Sched, TaskId};
 
@@ -72,22 +71,6 @@ impl Sched {
         (allowed[cpu] && dl_time_before(deadline, dl)).then(|| CpuMask::from_cpus(n, [cpu]))
     }
 
-    /// cpumask_any_and_distribute with `on`'s per-CPU previous pick (shared with RT).
-    fn dl_any_and_distribute(
-        &mut self,
-        on: CpuId,
-        a: &CpuMask,
-        b: Option<&CpuMask>,
-    ) -> Option<CpuId> {
-        let n = self.machine.nr_cpus();
-        let start = (self.rqs[on].rt.distribute_prev + 1) % n;
-        let pick = a
-            .iter_wrap(start)
-            .find(|&c| b.is_none_or(|m| m.contains(c)))?;
-        self.rqs[on].rt.distribute_prev = pick;
-        Some(pick)
-    }
-
     /// find_later_rq: the task's own CPU if it qualifies, else the calling CPU or a CPU
     /// of the lowest wake-affine domain, else any (distributed).
     pub(crate) fn find_later_rq(&mut self, p: TaskId, this_cpu: CpuId) -> Option<CpuId> {
@@ -95,28 +78,7 @@ impl Sched {
             return None;
         }
         let later = self.cpudl_find(p)?;
-        let cpu = self.tasks[p].cpu;
-        if later.contains(cpu) {
-            return Some(cpu);
-        }
-        let this = later.contains(this_cpu).then_some(this_cpu);
-        let domains: Vec<_> = self.sd.for_each_domain(cpu).collect();
-        for sd in domains {
-            if !self.sd.domains[sd].flags.intersects(SdFlags::WAKE_AFFINE) {
-                continue;
-            }
-            let span = self.sd.span(sd).clone();
-            if let Some(t) = this.filter(|&t| span.contains(t)) {
-                return Some(t);
-            }
-            if let Some(best) = self.dl_any_and_distribute(this_cpu, &later, Some(&span)) {
-                return Some(best);
-            }
-        }
-        if this.is_some() {
-            return this;
-        }
-        self.dl_any_and_distribute(this_cpu, &later, None)
+        self.pick_from_mask(p, &later, this_cpu)
     }
 
     /// dl_task_is_earliest_deadline: `p` would be the earliest on `cpu`.

@@ -101,11 +101,23 @@ impl Sched {
             return None;
         }
         let lowest = self.cpupri_find(p)?;
+        self.pick_from_mask(p, &lowest, this_cpu)
+    }
+
+    /// The choice find_lowest_rq and find_later_rq make among the CPUs of `mask`: the
+    /// task's own CPU, else the calling CPU or a distributed pick in the lowest
+    /// wake-affine domain holding one, else the calling CPU or any (distributed).
+    pub(crate) fn pick_from_mask(
+        &mut self,
+        p: TaskId,
+        mask: &CpuMask,
+        this_cpu: CpuId,
+    ) -> Option<CpuId> {
         let cpu = self.tasks[p].cpu;
-        if lowest.contains(cpu) {
+        if mask.contains(cpu) {
             return Some(cpu);
         }
-        let this = lowest.contains(this_cpu).then_some(this_cpu);
+        let this = mask.contains(this_cpu).then_some(this_cpu);
         let domains: Vec<_> = self.sd.for_each_domain(cpu).collect();
         for sd in domains {
             if !self.sd.domains[sd].flags.intersects(SdFlags::WAKE_AFFINE) {
@@ -115,14 +127,14 @@ impl Sched {
             if let Some(t) = this.filter(|&t| span.contains(t)) {
                 return Some(t);
             }
-            if let Some(best) = self.any_and_distribute(this_cpu, &lowest, Some(&span)) {
+            if let Some(best) = self.any_and_distribute(this_cpu, mask, Some(&span)) {
                 return Some(best);
             }
         }
         if this.is_some() {
             return this;
         }
-        self.any_and_distribute(this_cpu, &lowest, None)
+        self.any_and_distribute(this_cpu, mask, None)
     }
 
     /// select_task_rq_rt: a waking (or new) RT task leaves a CPU whose current task is
