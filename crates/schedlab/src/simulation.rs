@@ -85,8 +85,9 @@ impl Simulation {
         sched.attach_observer(Box::new(WakeupLatencies::default()));
         // The initial sched_setattr of SCHED_DEADLINE tasks: refused as the syscall would
         // be (EINVAL, EPERM, EBUSY), which fails the run.
-        let attrs: Vec<_> = workload.tasks.iter().map(|t| t.attrs.clone()).collect();
-        sched.dl_admit(&attrs)?;
+        sched.dl_admit(workload.tasks.iter().map(|t| &t.attrs))?;
+        sched.tasks.reserve_exact(workload.tasks.len());
+        sched.entities.reserve_exact(workload.tasks.len());
         for spec in &workload.tasks {
             let id = sched.add_task(&spec.attrs);
             sched.events.push(spec.delay_ns, Event::TaskStart(id));

@@ -10,10 +10,10 @@ use schedlab::workload::{Op, Policy, SchedChange, TaskSpec};
 /// A hog created on `cpu` only, which then opens its affinity to every CPU: the
 /// balancer alone decides where it goes.
 fn hog_from(comm: &str, cpu: usize, nr_cpus: usize) -> TaskSpec {
-    let mut program = vec![Op::SetSched(SchedChange {
+    let mut program = vec![Op::SetSched(Box::new(SchedChange {
         cpus: Some((0..nr_cpus).collect()),
         ..Default::default()
-    })];
+    }))];
     program.extend(hog_program());
     task(comm, 0, Policy::Normal, Some(vec![cpu]), program)
 }

@@ -95,10 +95,10 @@ fn mover(from: usize, to: usize) -> TaskSpec {
         Some(vec![from]),
         vec![
             Op::Run { work_ns: 10 * MS },
-            Op::SetSched(SchedChange {
+            Op::SetSched(Box::new(SchedChange {
                 cpus: Some(vec![to]),
                 ..SchedChange::default()
-            }),
+            })),
             Op::Run { work_ns: 10 * MS },
         ],
     )

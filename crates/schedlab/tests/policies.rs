@@ -71,10 +71,10 @@ fn renicing_mid_run_changes_the_split() {
         Op::Run {
             work_ns: 2_500 * MS,
         },
-        Op::SetSched(SchedChange {
+        Op::SetSched(Box::new(SchedChange {
             nice: Some(19),
             ..SchedChange::default()
-        }),
+        })),
         Op::LoopBegin { count: None },
         Op::Run {
             work_ns: 1_000 * MS,

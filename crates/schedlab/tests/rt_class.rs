@@ -236,10 +236,10 @@ fn an_rt_task_pinned_while_queued_keeps_the_counts_straight() {
         "pin",
         vec![
             Op::Run { work_ns: MS },
-            Op::SetSched(schedlab::workload::SchedChange {
+            Op::SetSched(Box::new(schedlab::workload::SchedChange {
                 cpus: Some(vec![0]),
                 ..Default::default()
-            }),
+            })),
             Op::LoopBegin { count: Some(20) },
             Op::Run { work_ns: MS },
             Op::Sleep { ns: MS },

@@ -164,19 +164,19 @@ fn phases_loop_and_change_attributes() {
         "t-0",
         vec![
             Op::LoopBegin { count: Some(2) },
-            Op::SetSched(SchedChange {
+            Op::SetSched(Box::new(SchedChange {
                 nice: Some(5),
                 ..SchedChange::default()
-            }),
+            })),
             Op::LoopBegin { count: Some(3) },
             run_us(100),
             Op::LoopEnd,
             // A policy without a priority takes that policy's default nice, 0.
-            Op::SetSched(SchedChange {
+            Op::SetSched(Box::new(SchedChange {
                 policy: Some(Policy::Idle),
                 nice: Some(0),
                 ..SchedChange::default()
-            }),
+            })),
             Op::Sleep { ns: 200 * US },
             // p3 sets nothing, so it keeps what p2 set.
             run_us(50),
@@ -196,10 +196,10 @@ fn phase_cpus_return_to_the_task_cpus() {
                 "a": {"cpus": [1], "run": 1}, "b": {"run": 2}}}}}"#,
     );
     let cpus = |c: Vec<usize>| {
-        Op::SetSched(SchedChange {
+        Op::SetSched(Box::new(SchedChange {
             cpus: Some(c),
             ..SchedChange::default()
-        })
+        }))
     };
     let mut want = spec(
         "t-0",

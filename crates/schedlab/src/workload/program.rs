@@ -119,8 +119,9 @@ pub enum Op {
     Broadcast {
         obj: usize,
     },
-    /// Change scheduling attributes (rt-app phase-level policy/priority/cpus).
-    SetSched(SchedChange),
+    /// Change scheduling attributes (rt-app phase-level policy/priority/cpus); boxed: it
+    /// is rare and larger than every other op, and a million-task program pays per op.
+    SetSched(Box<SchedChange>),
     /// Start of a loop body executed `count` times (`None` = forever). Matched by the next
     /// unmatched `LoopEnd`.
     LoopBegin {

@@ -174,10 +174,10 @@ impl DlLimit {
 /// admitted against those before it): Ok, or the first refusal — EINVAL or EPERM from the
 /// task's own checks, EBUSY with the whole set's bandwidth and the limit. Uses the
 /// default sysctls (sched_rt_runtime_us 950000, sched_rt_period_us 1000000).
-pub fn dl_admit(
+pub fn dl_admit<'a>(
     machine: &Machine,
     kernel: KernelVersion,
-    tasks: &[TaskAttrs],
+    tasks: impl IntoIterator<Item = &'a TaskAttrs>,
 ) -> Result<(), String> {
     dl_admit_with(
         machine,
@@ -189,12 +189,12 @@ pub fn dl_admit(
 }
 
 /// dl_admit with explicit sched_rt_runtime (None = −1, no limit) and sched_rt_period.
-pub fn dl_admit_with(
+pub fn dl_admit_with<'a>(
     machine: &Machine,
     kernel: KernelVersion,
     rt_runtime: Option<Ns>,
     rt_period: Ns,
-    tasks: &[TaskAttrs],
+    tasks: impl IntoIterator<Item = &'a TaskAttrs>,
 ) -> Result<(), String> {
     let limit = DlLimit::new(machine, kernel, rt_runtime, rt_period);
     let mut total = limit.servers;
@@ -219,7 +219,10 @@ pub fn dl_admit_with(
 
 impl Sched {
     /// dl_admit for this machine, kernel and sysctls.
-    pub fn dl_admit(&self, tasks: &[TaskAttrs]) -> Result<(), String> {
+    pub fn dl_admit<'a>(
+        &self,
+        tasks: impl IntoIterator<Item = &'a TaskAttrs>,
+    ) -> Result<(), String> {
         dl_admit_with(
             &self.machine,
             self.cfg.kernel,

@@ -588,7 +588,7 @@ impl<'a> Compiler<'a> {
                 },
             };
             if change != SchedChange::default() {
-                body.push(Op::SetSched(change));
+                body.push(Op::SetSched(Box::new(change)));
             }
             body.extend(wrap(p.count, p.events.clone()));
         }
