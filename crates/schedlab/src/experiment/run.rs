@@ -105,6 +105,12 @@ pub fn prepare_on(
             }
         }
     }
+    // TODO(issue 20, DL admission): once the deadline class exposes its admission test,
+    // run it here on the SCHED_DEADLINE parameters of `workload.tasks` (and of the
+    // SetSched changes in their programs) for this machine's CPUs (sched_dl_overflow:
+    // Σ runtime/period ≤ 95 % × CPUs), turning a refusal into an InputError naming the
+    // tasks. The per-task checks (workload/sched_params.rs, __checkparam_dl) already ran
+    // in the front ends.
     let lshift = pelt_lshift(scenario.pelt_halflife_ms)?;
     let duration = scenario.duration_ns.or(workload.duration_ns);
     let mut workload = workload;
@@ -290,6 +296,17 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
                 comm: t.comm.clone(),
                 cgroup: s.has_groups().then(|| s.task_group_path(id).to_string()),
                 policy: t.policy.kernel_name().to_string(),
+                rt_priority: (t.policy.class() == crate::sched::SchedClass::Rt)
+                    .then_some(t.rt_priority),
+                dl: t
+                    .dl
+                    .as_ref()
+                    .filter(|_| t.policy == crate::sched::Policy::Deadline)
+                    .map(|d| crate::metrics::results::DlResult {
+                        runtime_ns: d.dl_runtime,
+                        deadline_ns: d.dl_deadline,
+                        period_ns: d.dl_period,
+                    }),
                 nice: t.nice,
                 cpu_time_ns: e.sum_exec_runtime,
                 wait_time_ns: t.stats.wait_sum,
