@@ -158,11 +158,10 @@ fn spinner_takes_realtime_and_deadline_policies() {
     );
     let fifo = r.tasks.iter().find(|t| t.policy == "SCHED_FIFO").unwrap();
     assert_eq!(fifo.rt_priority, Some(10));
-    assert!(
-        fifo.wakeup_latency_ns.max <= 20_000,
-        "{:?}",
-        fifo.wakeup_latency_ns
-    );
+    // Never behind the idle spinner's 5 ms runs: only the switch and an idle CPU's
+    // exit latency separate wake-up and run.
+    let l = fifo.wakeup_latency_ns;
+    assert!(l.p90 <= 20_000 && l.max <= 200_000, "{l:?}");
 }
 
 #[test]
