@@ -267,8 +267,8 @@ fn bad_rtapp_files_are_rejected_with_a_place() {
         ),
         ("{\"tasks\": {\"a\": {\"run\": -5}}}", "tasks.a.run"),
         (
-            "{\"tasks\": {\"a\": {\"policy\": \"SCHED_FIFO\", \"run\": 5}}}",
-            "needs the real-time class",
+            "{\"tasks\": {\"a\": {\"policy\": \"SCHED_FIFO\", \"priority\": 0, \"run\": 5}}}",
+            "tasks.a.priority: priority 0 is not a real-time priority",
         ),
     ];
     for (text, needle) in cases {
@@ -647,7 +647,12 @@ fn bad_front_end_options_exit_2_naming_the_option() {
     assert!(err.contains("unknown option '--bogus'"), "{err}");
     let err = expect_input_error(&schedlab(&["run", "-w", "spinner --policy fifo"]));
     assert!(
-        err.contains("--policy") && err.contains("normal, batch or idle"),
+        err.contains("--policy") && err.contains("SCHED_FIFO needs --priority"),
+        "{err}"
+    );
+    let err = expect_input_error(&schedlab(&["run", "-w", "spinner --policy sched_other"]));
+    assert!(
+        err.contains("--policy") && err.contains("normal, batch, idle, fifo, rr or deadline"),
         "{err}"
     );
     let err = expect_input_error(&schedlab(&["run", "-w", "stress-ng --cpu 4"]));

@@ -6,6 +6,9 @@
 //!    by the legacy task grammar, as the task's sched runtime, which Linux 6.12+ takes
 //!    as the fair custom slice (sched_attr.sched_runtime).
 //!
+//! Both are of the fair policies only (rt-app's _set_thread_cfs); SCHED_FIFO / SCHED_RR
+//! and SCHED_DEADLINE tasks are run as written.
+//!
 //! schedlab's own front end reads the file literally; validate applies these to the
 //! compiled workload so that the simulated threads are the ones rt-app would create.
 
@@ -29,9 +32,23 @@ pub fn find_quirks(json: &str) -> Vec<TaskQuirk> {
     let Some(tasks) = doc.get("tasks").and_then(|t| t.as_object()) else {
         return Vec::new();
     };
+    let default_policy = doc
+        .get("global")
+        .and_then(|g| g.get("default_policy"))
+        .and_then(|p| p.as_str())
+        .unwrap_or("SCHED_OTHER");
     let mut out = Vec::new();
     for (name, t) in tasks {
         let Some(obj) = t.as_object() else { continue };
+        // Both quirks are of rt-app's fair path (_set_thread_cfs): a real-time task's
+        // priority is its sched_priority, applied; a deadline task's runtime is its own.
+        let policy = obj
+            .get("policy")
+            .and_then(|p| p.as_str())
+            .unwrap_or(default_policy);
+        if !matches!(policy, "SCHED_OTHER" | "SCHED_BATCH" | "SCHED_IDLE") {
+            continue;
+        }
         let int = |k: &str| obj.get(k).and_then(|v| v.as_i64());
         let dl_runtime = int("dl-runtime").unwrap_or(0);
         let legacy_runtime = if obj.contains_key("phases") {
@@ -122,5 +139,17 @@ mod tests {
         assert_eq!(wl.tasks[0].attrs.nice, 0);
         assert_eq!(wl.tasks[1].attrs.nice, 5);
         assert_eq!(wl.tasks[2].attrs.slice_ns, Some(2_000_000));
+    }
+
+    #[test]
+    fn realtime_and_deadline_tasks_have_no_quirks() {
+        let json = r#"{"global": {"default_policy": "SCHED_FIFO"}, "tasks": {
+            "f": {"priority": 5, "run": 1000},
+            "d": {"policy": "SCHED_DEADLINE", "runtime": 2000, "dl-period": 10000},
+            "o": {"policy": "SCHED_OTHER", "priority": 5, "run": 1000}
+        }}"#;
+        let q = find_quirks(json);
+        assert_eq!(q.len(), 1);
+        assert_eq!(q[0].task, "o");
     }
 }

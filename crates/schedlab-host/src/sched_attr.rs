@@ -53,28 +53,69 @@ fn sched_setattr(a: &SchedAttr) -> std::io::Result<()> {
     }
 }
 
+/// The policy numbers of include/uapi/linux/sched.h by class.
+fn is_rt(policy: u32) -> bool {
+    policy == Policy::Fifo.number() || policy == Policy::Rr.number()
+}
+
+fn is_dl(policy: u32) -> bool {
+    policy == Policy::Deadline.number()
+}
+
+/// The full sched_attr for `c` on top of the thread's current attributes `cur`, holding
+/// only what the new policy reads, as __sched_setscheduler wants it: sched_priority
+/// 1..=99 for SCHED_FIFO / SCHED_RR and 0 otherwise; sched_runtime / _deadline / _period
+/// for SCHED_DEADLINE; for a fair policy sched_runtime is the custom slice (Linux 6.12+),
+/// kept only from a fair policy (a deadline runtime is no slice).
+fn merged(c: &SchedChange, cur: &SchedAttr) -> SchedAttr {
+    let policy = c.policy.map(policy_number).unwrap_or(cur.sched_policy);
+    let mut a = SchedAttr {
+        size: std::mem::size_of::<SchedAttr>() as u32,
+        sched_policy: policy,
+        sched_nice: c.nice.unwrap_or(cur.sched_nice),
+        ..SchedAttr::default()
+    };
+    if is_rt(policy) {
+        a.sched_priority = c
+            .rt_priority
+            .filter(|&p| p > 0)
+            .unwrap_or(if is_rt(cur.sched_policy) {
+                cur.sched_priority
+            } else {
+                1
+            });
+    } else if is_dl(policy) {
+        let d = c.dl.map(|d| (d.runtime, d.deadline, d.period));
+        let keep = (cur.sched_runtime, cur.sched_deadline, cur.sched_period);
+        (a.sched_runtime, a.sched_deadline, a.sched_period) =
+            d.unwrap_or(if is_dl(cur.sched_policy) {
+                keep
+            } else {
+                (0, 0, 0)
+            });
+    } else {
+        let was_fair = !is_rt(cur.sched_policy) && !is_dl(cur.sched_policy);
+        a.sched_runtime = c
+            .slice_ns
+            .unwrap_or(if was_fair { cur.sched_runtime } else { 0 });
+    }
+    a
+}
+
 /// Apply `c` to the calling thread. Returns the parts the kernel refused, as warnings
 /// (e.g. uclamp without CONFIG_UCLAMP_TASK): the run goes on without them.
 pub fn apply(c: &SchedChange) -> Vec<String> {
     let mut warnings = Vec::new();
-    if c.policy.is_some() || c.nice.is_some() || c.slice_ns.is_some() || c.rt_priority.is_some() {
+    if c.policy.is_some()
+        || c.nice.is_some()
+        || c.slice_ns.is_some()
+        || c.rt_priority.is_some()
+        || c.dl.is_some()
+    {
         let cur = sched_getattr().unwrap_or_default();
-        let mut a = SchedAttr {
-            size: std::mem::size_of::<SchedAttr>() as u32,
-            sched_policy: c.policy.map(policy_number).unwrap_or(cur.sched_policy),
-            sched_nice: c.nice.unwrap_or(cur.sched_nice),
-            sched_priority: c.rt_priority.unwrap_or(cur.sched_priority),
-            // A fair task's sched_runtime is its custom slice (Linux 6.12+); 0 = base.
-            sched_runtime: c.slice_ns.unwrap_or(cur.sched_runtime),
-            ..SchedAttr::default()
-        };
-        if let Some(d) = c.dl {
-            a.sched_runtime = d.runtime;
-            a.sched_deadline = d.deadline;
-            a.sched_period = d.period;
-        }
+        let a = merged(c, &cur);
         if let Err(e) = sched_setattr(&a) {
-            warnings.push(format!("sched_setattr(policy/nice/slice): {e}"));
+            warnings.push(format!("sched_setattr(policy/priority/nice/slice/dl): {e}"));
         }
     }
     if c.uclamp.min.is_some() || c.uclamp.max.is_some() {

@@ -83,9 +83,6 @@ impl Simulation {
         let mut sched = Sched::new(machine, features, hz, preempt);
         sched.set_kernel(kernel);
         sched.attach_observer(Box::new(WakeupLatencies::default()));
-        // The initial sched_setattr of SCHED_DEADLINE tasks: refused as the syscall would
-        // be (EINVAL, EPERM, EBUSY), which fails the run.
-        sched.dl_admit(workload.tasks.iter().map(|t| &t.attrs))?;
         sched.tasks.reserve_exact(workload.tasks.len());
         sched.entities.reserve_exact(workload.tasks.len());
         for spec in &workload.tasks {

@@ -226,3 +226,36 @@ fn option_errors_name_the_option() {
         assert!(e.contains(what), "{cmd}: {e}");
     }
 }
+
+#[test]
+fn surfaceflinger_runs_sched_fifo_2_with_sf_policy_fifo() {
+    use schedlab::workload::Policy;
+    let sf = |cmd: &str| {
+        let c = build_workload_seeded(cmd, Path::new("."), 8, 1).unwrap();
+        let t = c
+            .workload
+            .tasks
+            .into_iter()
+            .find(|t| t.attrs.comm == "surfaceflinger")
+            .unwrap();
+        (t.attrs.policy, t.attrs.rt_priority, t.attrs.nice)
+    };
+    // The default keeps the fair model (the seed studies' results).
+    assert_eq!(sf("frames"), (Policy::Normal, 0, -8));
+    assert_eq!(sf("frames --sf-policy fair"), (Policy::Normal, 0, -8));
+    // As Android's main_surfaceflinger: SCHED_FIFO at sched_priority 2.
+    assert_eq!(sf("frames --sf-policy fifo"), (Policy::Fifo, 2, -8));
+    let e = build_workload_seeded("frames --sf-policy rr", Path::new("."), 8, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--sf-policy") && e.contains("fifo"), "{e}");
+    // It runs, and SurfaceFlinger reports its policy.
+    let r = run(
+        "performance",
+        1,
+        &["frames -e scroll:2s -s 4 --sf-policy fifo"],
+    );
+    let t = r.tasks.iter().find(|t| t.comm == "surfaceflinger").unwrap();
+    assert_eq!((t.policy.as_str(), t.rt_priority), ("SCHED_FIFO", Some(2)));
+    assert!(frames(&r).frames > 0);
+}

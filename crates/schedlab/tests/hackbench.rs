@@ -161,8 +161,6 @@ fn bad_options_name_the_option_and_the_fix() {
         e.contains("unknown option '-x'") && e.contains("-f/--fds"),
         "{e}"
     );
-    let e = err("hackbench -F");
-    assert!(e.contains("-F/--fifo") && e.contains("not modelled"), "{e}");
     let e = err("hackbench -s");
     assert!(e.contains("needs a value"), "{e}");
     let e = err("perf-bench-messaging -f 10");
@@ -180,4 +178,43 @@ fn same_seed_same_result() {
         v.to_string()
     };
     assert_eq!(strip(&a), strip(&b));
+}
+
+#[test]
+fn fifo_makes_main_sched_fifo_at_priority_1_and_leaves_the_workers_fair() {
+    use schedlab::workload::{Op, Policy, SchedChange};
+    let c = build("hackbench -F -g 1 -f 2 -l 10 --pipe");
+    let tasks = &c.workload.tasks;
+    // rt-tests: main turns SCHED_FIFO (sched_priority 1) after creating the workers and
+    // before it reads their ready bytes.
+    let main = &tasks[0].program;
+    assert!(matches!(main[0], Op::Run { .. }));
+    assert_eq!(
+        main[1],
+        Op::SetSched(Box::new(SchedChange {
+            policy: Some(Policy::Fifo),
+            rt_priority: Some(1),
+            ..SchedChange::default()
+        }))
+    );
+    assert!(matches!(main[2], Op::LoopBegin { .. }));
+    for t in &tasks[1..] {
+        assert_eq!(t.attrs.policy, Policy::Normal);
+        assert!(!t.program.iter().any(|op| matches!(op, Op::SetSched(_))));
+    }
+    // Without -F nothing changes.
+    let plain = build("hackbench -g 1 -f 2 -l 10 --pipe");
+    assert!(!plain.workload.tasks[0]
+        .program
+        .iter()
+        .any(|op| matches!(op, Op::SetSched(_))));
+    // It runs to the end, every message delivered, with main SCHED_FIFO at the end.
+    let r = run_cmd("smp:2", "hackbench -F -g 2 -f 4 -l 20");
+    assert_eq!(r.tasks[0].policy, "SCHED_FIFO");
+    assert_eq!(r.tasks[0].rt_priority, Some(1));
+    assert!(r.tasks[1..].iter().all(|t| t.policy == "SCHED_OTHER"));
+    let h = section(&r);
+    assert!(h.finished, "{h:?}");
+    assert_eq!(h.receiver_messages_min, 4 * 20);
+    assert_eq!(h.messages_received, h.messages_expected);
 }

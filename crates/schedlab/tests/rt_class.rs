@@ -304,3 +304,35 @@ fn the_rr_slice_follows_sched_rr_timeslice_ms() {
         assert_eq!(w[1] - w[0], 12 * MS, "{times:?}");
     }
 }
+
+#[test]
+fn setting_the_same_rt_priority_changes_nothing() {
+    // Two FIFO 10 tasks on one CPU; the running one re-applies its own policy and
+    // priority (as rt-app does each phase pass) and a FIFO 50 task preempts it every
+    // 10 ms: with no requeue it stays first at priority 10 and gets the CPU back each
+    // time (__sched_setscheduler returns early when nothing changes); a requeue would put
+    // it behind "b".
+    let reapply = TaskSpec::new(
+        "a",
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Run { work_ns: MS },
+            Op::SetSched(Box::new(schedlab::workload::SchedChange {
+                policy: Some(Policy::Fifo),
+                rt_priority: Some(10),
+                ..Default::default()
+            })),
+            Op::LoopEnd,
+        ],
+    )
+    .rt(Policy::Fifo, 10);
+    let r = run(
+        &scenario("smp:1", 1),
+        vec![
+            reapply,
+            hog("b", 0, None).rt(Policy::Fifo, 10),
+            periodic("c", MS, 10 * MS).rt(Policy::Fifo, 50),
+        ],
+    );
+    assert_eq!(cpu_time(&r, "b"), 0);
+}

@@ -286,6 +286,14 @@ fn repeated_event_keys_are_separate_events_other_repeats_are_errors() {
     let e = parse_err("{\"tasks\": {\"t\": {\"loop\": 1,\n \"loop\": 2, \"run\": 1}}}");
     assert_eq!(e.origin, "t.json:2:2", "{e}");
     assert!(e.message.contains("duplicate key \"loop\""), "{e}");
+    // A repeat with the same value (rt-app's spreading-tasks pastes a phase twice) is
+    // kept once, as json-c keeps one value per key.
+    let w = parse(
+        r#"{"tasks": {"t": {"loop": 1, "phases": {"a": {"run": 1}, "b": {"run": 2}, "a": {"run": 1}}}}}"#,
+    );
+    assert_eq!(w.tasks[0].program, vec![run_us(1), run_us(2)]);
+    let e = parse_err(r#"{"tasks": {"t": {"phases": {"a": {"run": 1}, "a": {"run": 2}}}}}"#);
+    assert!(e.message.contains("duplicate key \"a\""), "{e}");
 }
 
 #[test]
@@ -444,27 +452,249 @@ fn priorities_outside_nice_range() {
 }
 
 #[test]
-fn realtime_and_deadline_policies_are_not_modelled() {
-    assert_err(
-        r#"{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 1}}}"#,
-        "tasks.t.policy",
-        "SCHED_FIFO needs the real-time class, which is not modelled",
+fn realtime_policies_take_a_sched_priority() {
+    // priority is the sched_priority of SCHED_FIFO / SCHED_RR; without it rt-app's
+    // DEFAULT_THREAD_PRIORITY, 10.
+    let w = parse(
+        r#"{"tasks": {"f": {"policy": "SCHED_FIFO", "priority": 50, "run": 1},
+                      "r": {"policy": "SCHED_RR", "run": 1}}}"#,
     );
-    assert_err(
-        r#"{"global": {"default_policy": "SCHED_DEADLINE"}, "tasks": {"t": {"run": 1}}}"#,
-        "global.default_policy",
-        "SCHED_DEADLINE needs the deadline class",
+    assert_eq!(
+        w.tasks[0],
+        spec("f-0", forever(vec![run_us(1)])).rt(Policy::Fifo, 50)
     );
+    assert_eq!(
+        w.tasks[1],
+        spec("r-1", forever(vec![run_us(1)])).rt(Policy::Rr, 10)
+    );
+    // default_policy applies to tasks without one.
+    let w = parse(
+        r#"{"global": {"default_policy": "SCHED_FIFO"}, "tasks": {"t": {"priority": 99, "run": 1}}}"#,
+    );
+    assert_eq!(
+        w.tasks[0],
+        spec("t-0", forever(vec![run_us(1)])).rt(Policy::Fifo, 99)
+    );
+}
+
+#[test]
+fn realtime_priorities_out_of_range_are_refused() {
+    for (prio, policy) in [(0, "SCHED_FIFO"), (100, "SCHED_FIFO"), (-1, "SCHED_RR")] {
+        assert_err(
+            &format!(
+                r#"{{"tasks": {{"t": {{"policy": "{policy}", "priority": {prio}, "run": 1}}}}}}"#
+            ),
+            "tasks.t.priority",
+            &format!("priority {prio} is not a real-time priority ({policy} takes 1 to 99"),
+        );
+    }
+    // A nice value is checked as one on a fair policy.
     assert_err(
-        r#"{"tasks": {"t": {"phases": {"p": {"policy": "SCHED_RR", "run": 1}}}}}"#,
-        "tasks.t.phases.p.policy",
-        "SCHED_RR needs the real-time class",
+        r#"{"tasks": {"t": {"priority": 50, "run": 1}}}"#,
+        "tasks.t.priority",
+        "priority 50 is not a nice value",
     );
     assert_err(
         r#"{"tasks": {"t": {"policy": "SCHED_NORMAL", "run": 1}}}"#,
         "tasks.t.policy",
         "unknown policy",
     );
+}
+
+#[test]
+fn deadline_parameters_default_as_rt_app_reads_them() {
+    use schedlab::sched::DlParams;
+    let dl = |runtime, deadline, period| DlParams {
+        runtime: runtime * US,
+        deadline: deadline * US,
+        period: period * US,
+    };
+    let one = |json: &str| parse(json).tasks[0].attrs.dl;
+    // dl-deadline defaults to dl-period, dl-period to dl-runtime.
+    assert_eq!(
+        one(
+            r#"{"tasks": {"t": {"policy": "SCHED_DEADLINE", "dl-runtime": 2000, "dl-period": 10000, "run": 1}}}"#
+        ),
+        Some(dl(2000, 10000, 10000))
+    );
+    assert_eq!(
+        one(r#"{"tasks": {"t": {"policy": "SCHED_DEADLINE", "dl-runtime": 2000, "run": 1}}}"#),
+        Some(dl(2000, 2000, 2000))
+    );
+    assert_eq!(
+        one(
+            r#"{"tasks": {"t": {"policy": "SCHED_DEADLINE", "dl-runtime": 2000, "dl-deadline": 5000, "dl-period": 10000, "run": 1}}}"#
+        ),
+        Some(dl(2000, 5000, 10000))
+    );
+    // The legacy task-level `period` / `deadline` fill a zero.
+    assert_eq!(
+        one(
+            r#"{"global": {"default_policy": "SCHED_DEADLINE"}, "tasks": {"t": {"dl-runtime": 1000, "dl-period": 0, "period": 8000, "run": 1}}}"#
+        ),
+        Some(dl(1000, 8000, 8000))
+    );
+    let w = parse(
+        r#"{"tasks": {"t": {"policy": "SCHED_DEADLINE", "dl-runtime": 2000, "dl-period": 10000, "util_min": 500, "run": 1}}}"#,
+    );
+    let t = &w.tasks[0];
+    assert_eq!(t.attrs.policy, Policy::Deadline);
+    // rt-app sets no utilization clamps on a deadline task.
+    assert_eq!(t.attrs.uclamp, Default::default());
+    assert_eq!(t.attrs.slice_ns, None);
+}
+
+#[test]
+fn deadline_parameters_the_kernel_refuses_are_refused() {
+    let dl = |keys: &str| {
+        format!(r#"{{"tasks": {{"t": {{"policy": "SCHED_DEADLINE", {keys}, "run": 1}}}}}}"#)
+    };
+    assert_err(
+        &dl(r#""dl-period": 1000"#),
+        "tasks.t",
+        "SCHED_DEADLINE without dl-runtime",
+    );
+    assert_err(
+        &dl(r#""dl-runtime": 3000, "dl-deadline": 2000, "dl-period": 10000"#),
+        "tasks.t",
+        "runtime 3000 µs exceeds its deadline 2000 µs",
+    );
+    assert_err(
+        &dl(r#""dl-runtime": 1000, "dl-deadline": 20000, "dl-period": 10000"#),
+        "tasks.t",
+        "deadline 20000 µs exceeds its period 10000 µs",
+    );
+    assert_err(
+        &dl(r#""dl-runtime": 1, "dl-period": 1000"#),
+        "tasks.t",
+        "below the kernel's minimum of 1024 ns",
+    );
+    assert_err(
+        &dl(r#""dl-runtime": 50"#),
+        "tasks.t",
+        "period 50 µs is outside the kernel's 100 µs to 4194304 µs",
+    );
+    assert_err(
+        &dl(r#""dl-runtime": 1000, "dl-period": 10000, "dl-reclaim": true"#),
+        "tasks.t.dl-reclaim",
+        "SCHED_FLAG_RECLAIM, GRUB) is not modelled",
+    );
+    // dl-reclaim false is plain CBS, as without the key.
+    parse(&dl(
+        r#""dl-runtime": 1000, "dl-period": 10000, "dl-reclaim": false"#,
+    ));
+    // rt-app refuses a taskgroup for a non-fair policy.
+    assert_err(
+        r#"{"tasks": {"t": {"policy": "SCHED_FIFO", "taskgroup": "/tg", "run": 1}}}"#,
+        "tasks.t.taskgroup",
+        "taskgroup '/tg' with policy SCHED_FIFO",
+    );
+}
+
+#[test]
+fn phases_change_policy_as_rt_app_does() {
+    use schedlab::sched::DlParams;
+    let w = parse(
+        r#"{"tasks": {"t": {"loop": 1, "phases": {
+            "a": {"policy": "SCHED_FIFO", "priority": 20, "run": 1},
+            "b": {"priority": 30, "run": 1},
+            "c": {"policy": "SCHED_RR", "run": 1},
+            "d": {"policy": "SCHED_OTHER", "run": 1},
+            "e": {"policy": "SCHED_DEADLINE", "dl-runtime": 1000, "dl-period": 10000, "run": 1}}}}}"#,
+    );
+    let set = |c: SchedChange| Op::SetSched(Box::new(c));
+    assert_eq!(
+        w.tasks[0].program,
+        vec![
+            set(SchedChange {
+                policy: Some(Policy::Fifo),
+                rt_priority: Some(20),
+                ..Default::default()
+            }),
+            run_us(1),
+            // No policy: the previous one's (FIFO), so priority is a sched_priority.
+            set(SchedChange {
+                rt_priority: Some(30),
+                ..Default::default()
+            }),
+            run_us(1),
+            // A named RT policy without priority: rt-app's default 10.
+            set(SchedChange {
+                policy: Some(Policy::Rr),
+                rt_priority: Some(10),
+                ..Default::default()
+            }),
+            run_us(1),
+            // Back to a fair policy: nice 0.
+            set(SchedChange {
+                policy: Some(Policy::Normal),
+                nice: Some(0),
+                ..Default::default()
+            }),
+            run_us(1),
+            set(SchedChange {
+                policy: Some(Policy::Deadline),
+                dl: Some(DlParams {
+                    runtime: 1000 * US,
+                    deadline: 10_000 * US,
+                    period: 10_000 * US
+                }),
+                ..Default::default()
+            }),
+            run_us(1),
+        ]
+    );
+    // A phase without policy whose priority would read differently on the loop's later
+    // passes (fair on the first, FIFO after the last phase) is ambiguous.
+    assert_err(
+        r#"{"tasks": {"t": {"phases": {
+            "a": {"priority": 5, "run": 1},
+            "b": {"policy": "SCHED_FIFO", "run": 1}}}}}"#,
+        "tasks.t.phases.a",
+        "runs under SCHED_OTHER on the first pass but SCHED_FIFO on later ones",
+    );
+    // An RT priority out of range in a phase.
+    assert_err(
+        r#"{"tasks": {"t": {"loop": 1, "phases": {"a": {"policy": "SCHED_RR", "priority": 100, "run": 1}}}}}"#,
+        "tasks.t.phases.a.priority",
+        "priority 100 is not a real-time priority",
+    );
+}
+
+#[test]
+fn a_fifo_rt_app_task_runs_before_a_fair_hog() {
+    // One CPU: a FIFO task running 2 ms every 10 ms beside a fair hog gets all its
+    // runs at once, and the hog the rest.
+    let w = parse(
+        r#"{"global": {"duration": 1}, "tasks": {
+            "hog": {"run": 100000},
+            "rt": {"policy": "SCHED_FIFO", "priority": 10,
+                   "run": 2000, "timer": {"ref": "unique", "period": 10000}}}}"#,
+    );
+    let sc = scenario("smp:1", 1);
+    let r = execute(&sc, prepare(&sc, w).unwrap(), Some(1));
+    assert_eq!(
+        r.sim.invariant_violations, 0,
+        "{:?}",
+        r.sim.invariant_messages
+    );
+    let rt = r.tasks.iter().find(|t| t.comm == "rt-1").unwrap();
+    assert_eq!(rt.policy, "SCHED_FIFO");
+    assert_eq!(rt.rt_priority, Some(10));
+    // 100 periods of 2 ms (the first one starts at the timer's first expiry).
+    assert!(
+        rt.cpu_time_ns >= 195 * MS && rt.cpu_time_ns <= 202 * MS,
+        "{}",
+        rt.cpu_time_ns
+    );
+    assert!(
+        rt.wakeup_latency_ns.max <= 20 * US,
+        "{:?}",
+        rt.wakeup_latency_ns
+    );
+    let hog = r.tasks.iter().find(|t| t.comm == "hog-0").unwrap();
+    assert_eq!(hog.rt_priority, None);
+    assert!(hog.cpu_time_ns >= 780 * MS, "{}", hog.cpu_time_ns);
 }
 
 #[test]

@@ -13,8 +13,7 @@ use std::path::{Path, PathBuf};
 /// Message fragments of the documented unsupported features (docs/rtapp.md, "Not
 /// supported"); any other error is a bug in the front end.
 const UNSUPPORTED: &[&str] = &[
-    "needs the real-time class, which is not modelled",
-    "needs the deadline class, which is not modelled",
+    "bandwidth reclaiming (SCHED_FLAG_RECLAIM, GRUB) is not modelled",
     "per-phase taskgroup (moving a task between groups) is not modelled",
     "NUMA memory binding is not modelled",
     "`memrun` is not supported",

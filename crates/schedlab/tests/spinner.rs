@@ -120,3 +120,92 @@ fn bad_options_are_named() {
         "{e}"
     );
 }
+
+#[test]
+fn spinner_takes_realtime_and_deadline_policies() {
+    use schedlab::sched::DlParams;
+    let build = |c: &str| build_workload_on(c, Path::new("."), 4).unwrap().workload;
+    let w = build("spinner -n 2 --policy fifo --priority 30 --sleep 1ms --work 1ms");
+    for t in &w.tasks {
+        assert_eq!((t.attrs.policy, t.attrs.rt_priority), (Policy::Fifo, 30));
+    }
+    let w = build("spinner --policy SCHED_RR --priority 1 --sleep 1ms --work 1ms");
+    assert_eq!(
+        (w.tasks[0].attrs.policy, w.tasks[0].attrs.rt_priority),
+        (Policy::Rr, 1)
+    );
+    let w =
+        build("spinner --policy deadline --dl-runtime 2ms --dl-period 10ms --sleep 1ms --work 1ms");
+    assert_eq!(w.tasks[0].attrs.policy, Policy::Deadline);
+    assert_eq!(
+        w.tasks[0].attrs.dl,
+        Some(DlParams {
+            runtime: 2_000_000,
+            deadline: 10_000_000,
+            period: 10_000_000
+        })
+    );
+    let w = build("spinner --policy deadline --dl-runtime 2000 --dl-deadline 5ms --dl-period 10ms");
+    assert_eq!(w.tasks[0].attrs.dl.unwrap().deadline, 5_000_000);
+    // A FIFO spinner beside an idle one: the FIFO one is never kept waiting long.
+    let r = run_cmds(
+        "smp:1",
+        1,
+        &[
+            "spinner --policy idle --sleep 100us --work 5ms",
+            "spinner --policy fifo --priority 10 --sleep 2ms --work 500us",
+        ],
+    );
+    let fifo = r.tasks.iter().find(|t| t.policy == "SCHED_FIFO").unwrap();
+    assert_eq!(fifo.rt_priority, Some(10));
+    // Never behind the idle spinner's 5 ms runs: only the switch and an idle CPU's
+    // exit latency separate wake-up and run.
+    let l = fifo.wakeup_latency_ns;
+    assert!(l.p90 <= 20_000 && l.max <= 200_000, "{l:?}");
+}
+
+#[test]
+fn bad_policy_options_are_named() {
+    let err = |c: &str| {
+        build_workload_on(c, Path::new("."), 8)
+            .unwrap_err()
+            .to_string()
+    };
+    for (cmd, want) in [
+        ("spinner --policy fifo", "SCHED_FIFO needs --priority"),
+        (
+            "spinner --policy fifo --priority 0",
+            "priority 0 is not a real-time priority",
+        ),
+        (
+            "spinner --policy rr --priority 100",
+            "SCHED_RR takes 1 to 99",
+        ),
+        ("spinner --policy rr --priority x", "'x' is not an integer"),
+        ("spinner --priority 5", "not of SCHED_OTHER"),
+        (
+            "spinner --policy idle --dl-runtime 1ms",
+            "--dl-runtime is a SCHED_DEADLINE parameter",
+        ),
+        (
+            "spinner --policy deadline --dl-period 1ms",
+            "SCHED_DEADLINE needs --dl-runtime",
+        ),
+        (
+            "spinner --policy deadline --dl-runtime 1ms",
+            "SCHED_DEADLINE needs --dl-period",
+        ),
+        (
+            "spinner --policy deadline --dl-runtime 2ms --dl-deadline 1ms --dl-period 10ms",
+            "runtime 2000 µs exceeds its deadline 1000 µs",
+        ),
+        (
+            "spinner --policy deadline --dl-runtime 1ms --dl-period 5s",
+            "outside the kernel's 100 µs to 4194304 µs",
+        ),
+        ("spinner --policy iso", "unknown policy 'iso'"),
+    ] {
+        let e = err(cmd);
+        assert!(e.contains(want), "{cmd}: {e}");
+    }
+}

@@ -335,3 +335,48 @@ fn a_traced_run_calls_the_progress_line_and_changes_nothing() {
         .all(|w| w[0].0 < w[1].0 && w[0].2 <= w[1].2));
     assert_eq!(calls[0].1, NSEC_PER_SEC / 2);
 }
+
+#[test]
+fn prio_fields_are_the_kernels_p_prio_per_class() {
+    // sched_switch prints p->prio: 120 + nice (fair), 99 − sched_priority (RT), −1 (DL).
+    use schedlab::sched::DlParams;
+    let sc = scenario("smp:1", 1);
+    let tasks = vec![
+        hog("fair", 5, None),
+        task(
+            "fifo",
+            0,
+            Policy::Normal,
+            None,
+            periodic_ops(None, MS, 10 * MS, 0),
+        )
+        .rt(Policy::Fifo, 10),
+        task(
+            "dl",
+            0,
+            Policy::Normal,
+            None,
+            periodic_ops(None, MS, 20 * MS, 1),
+        )
+        .deadline(DlParams {
+            runtime: 2 * MS,
+            deadline: 20 * MS,
+            period: 20 * MS,
+        }),
+    ];
+    let (_, _, bytes) = traced(&sc, tasks, &text_cfg("prio.txt", Precision::Ns));
+    let text = String::from_utf8(bytes).unwrap();
+    for (comm, prio) in [("fair", 125), ("fifo", 89), ("dl", -1)] {
+        let next = format!("next_comm={comm} next_pid=");
+        let line = text
+            .lines()
+            .find(|l| l.contains(&next))
+            .unwrap_or_else(|| panic!("{comm} never switched in"));
+        assert!(line.ends_with(&format!("next_prio={prio}")), "{line}");
+        let woken = format!("sched_wakeup: comm={comm} pid=");
+        if comm != "fair" {
+            let line = text.lines().find(|l| l.contains(&woken)).unwrap();
+            assert!(line.contains(&format!(" prio={prio} ")), "{line}");
+        }
+    }
+}

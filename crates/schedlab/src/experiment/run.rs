@@ -105,6 +105,32 @@ pub fn prepare_on(
             }
         }
     }
+    // The initial sched_setattr of SCHED_DEADLINE tasks, refused as the syscall would be
+    // (EINVAL, EPERM, EBUSY) under the scenario's RT sysctls; a refusal fails the run.
+    // (Run-time changes to SCHED_DEADLINE are admitted when made: sched/setattr.rs.)
+    let rt_runtime = match scenario.sysctl.rt_runtime_us {
+        Some(super::sysctl::RT_RUNTIME_INF) => None,
+        Some(us) => Some(us as u64 * 1000),
+        None => Some(crate::sched::rt::bandwidth::DEF_RT_RUNTIME_NS),
+    };
+    let rt_period = scenario
+        .sysctl
+        .rt_period_us
+        .map_or(crate::sched::rt::bandwidth::DEF_RT_PERIOD_NS, |us| {
+            us * 1000
+        });
+    crate::sched::dl::admission::dl_admit_with(
+        &machine,
+        kernel,
+        rt_runtime,
+        rt_period,
+        workload.tasks.iter().map(|t| &t.attrs),
+    )
+    .map_err(|e| {
+        InputError::new("workload", e).with_fix(
+            "give the SCHED_DEADLINE tasks less runtime per period, fewer tasks or more CPUs (or raise sched_rt_runtime_us)",
+        )
+    })?;
     let lshift = pelt_lshift(scenario.pelt_halflife_ms)?;
     let duration = scenario.duration_ns.or(workload.duration_ns);
     let mut workload = workload;
@@ -301,6 +327,17 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
                 comm: t.comm.clone(),
                 cgroup: s.has_groups().then(|| s.task_group_path(id).to_string()),
                 policy: t.policy.kernel_name().to_string(),
+                rt_priority: (t.policy.class() == crate::sched::SchedClass::Rt)
+                    .then_some(t.rt_priority()),
+                dl: t
+                    .dl
+                    .as_ref()
+                    .filter(|_| t.policy == crate::sched::Policy::Deadline)
+                    .map(|d| crate::metrics::results::DlResult {
+                        runtime_ns: d.dl_runtime,
+                        deadline_ns: d.dl_deadline,
+                        period_ns: d.dl_period,
+                    }),
                 nice: t.nice,
                 cpu_time_ns: e.sum_exec_runtime,
                 wait_time_ns: t.stats.wait_sum,

@@ -144,6 +144,13 @@ pub struct TaskResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cgroup: Option<String>,
     pub policy: String,
+    /// sched_priority of a SCHED_FIFO / SCHED_RR task at the end; absent for the other
+    /// policies (so fair-only results are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rt_priority: Option<u32>,
+    /// The SCHED_DEADLINE parameters at the end; absent for the other policies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dl: Option<DlResult>,
     pub nice: i32,
     /// se.sum_exec_runtime at the end.
     pub cpu_time_ns: u64,
@@ -166,6 +173,14 @@ pub struct TaskResult {
     pub util_est: u64,
     /// util_avg averaged over the task's life, each value held until the next PELT update.
     pub util_avg_mean: f64,
+}
+
+/// A SCHED_DEADLINE task's parameters (sched_attr.sched_runtime / _deadline / _period).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct DlResult {
+    pub runtime_ns: u64,
+    pub deadline_ns: u64,
+    pub period_ns: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

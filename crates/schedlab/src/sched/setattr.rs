@@ -41,6 +41,29 @@ impl Sched {
         if old_class == SchedClass::Fair && policy.class() == SchedClass::Fair {
             return self.setattr_fair(p, change);
         }
+        // __sched_setscheduler: the same real-time priority or deadline parameters and no
+        // clamp change is no change at all (rt-app re-applies a phase's policy every pass;
+        // a requeue would move the task to the tail of its priority).
+        let t = &self.tasks[p];
+        let same_dl = || {
+            change.dl.is_none()
+                || t.dl.as_deref().is_some_and(|e| {
+                    let d = change.dl.unwrap();
+                    let period = if d.period == 0 { d.deadline } else { d.period };
+                    (e.dl_runtime, e.dl_deadline, e.dl_period) == (d.runtime, d.deadline, period)
+                })
+        };
+        let unchanged = policy == t.policy
+            && change.uclamp.min.is_none()
+            && change.uclamp.max.is_none()
+            && match policy.class() {
+                SchedClass::Rt => rt_priority == t.rt_priority(),
+                SchedClass::Dl => same_dl(),
+                SchedClass::Fair => false,
+            };
+        if unchanged {
+            return;
+        }
         let cpu = self.tasks[p].cpu;
         let queued = self.tasks[p].on_rq;
         let running = self.rqs[cpu].curr == Some(p);

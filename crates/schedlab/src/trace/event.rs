@@ -38,7 +38,8 @@ pub mod prev_state {
 pub const PWR_EVENT_EXIT: u32 = u32::MAX;
 
 /// A task as an event names it: index into the tracer's task table (or [`IDLE`]) and its
-/// kernel priority at the time (120 + nice for fair tasks).
+/// kernel priority at the time, p->prio: 120 + nice for fair tasks, 99 − sched_priority
+/// for SCHED_FIFO / SCHED_RR, −1 for SCHED_DEADLINE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskRef {
     pub id: u32,

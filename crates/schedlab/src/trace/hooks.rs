@@ -6,12 +6,18 @@ use super::event::{prev_state, Payload, TaskRef};
 use super::select::EventKind;
 use super::Tracer;
 use crate::machine::CpuId;
-use crate::sched::{Sched, SchedObserver, TaskId, TaskState};
+use crate::sched::{Sched, SchedClass, SchedObserver, TaskId, TaskState};
 
+/// The task and its p->prio as the kernel's tracepoints print it: 120 + nice for a fair
+/// task, 99 − sched_priority for SCHED_FIFO / SCHED_RR, −1 for SCHED_DEADLINE.
 fn task_ref(s: &Sched, p: TaskId) -> TaskRef {
+    let t = &s.tasks[p];
     TaskRef {
         id: p as u32,
-        prio: 120 + s.tasks[p].nice,
+        prio: match t.policy.class() {
+            SchedClass::Fair => 120 + t.nice,
+            SchedClass::Rt | SchedClass::Dl => t.prio(),
+        },
     }
 }
 

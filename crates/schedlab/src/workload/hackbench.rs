@@ -13,7 +13,7 @@
 use super::cmdline::{self, flag, value, OptSpec, Parsed};
 use super::program::{Base, ObjectSpec, Since};
 use super::report::{RunView, ToolReport, WorkloadSection};
-use super::{Compiled, Op, TaskSpec, Workload};
+use super::{Compiled, Op, Policy, SchedChange, TaskSpec, Workload};
 use crate::error::InputError;
 use crate::machine::Costs;
 use crate::time::Ns;
@@ -42,7 +42,14 @@ pub struct Params {
     pub datasize: u64,
     pub threads: bool,
     pub pipe: bool,
+    /// hackbench -F / --fifo: main turns itself SCHED_FIFO at sched_priority 1 once every
+    /// worker is created, before it collects their ready bytes ("so that we can manage
+    /// the workers"); the workers stay SCHED_OTHER.
+    pub fifo: bool,
 }
+
+/// The sched_priority hackbench -F gives main.
+pub const FIFO_PRIORITY: u32 = 1;
 
 const HACKBENCH_OPTS: &[OptSpec] = &[
     value('g', "groups"),
@@ -70,12 +77,6 @@ pub fn parse_hackbench(args: &[String]) -> Result<Params, InputError> {
     reject(
         tool,
         &p,
-        "fifo",
-        "SCHED_FIFO needs the RT class, which the model lacks",
-    )?;
-    reject(
-        tool,
-        &p,
         "inet",
         "TCP over loopback is not modelled; use sockets or --pipe",
     )?;
@@ -88,6 +89,7 @@ pub fn parse_hackbench(args: &[String]) -> Result<Params, InputError> {
         datasize: cmdline::number_or(tool, &p, "datasize", 100, 1)?,
         threads,
         pipe: p.has("pipe"),
+        fifo: p.has("fifo"),
     };
     check_size(tool, &params)?;
     Ok(params)
@@ -122,6 +124,7 @@ pub fn parse_perf_messaging(args: &[String]) -> Result<Params, InputError> {
         datasize: 100,
         threads: p.has("thread"),
         pipe: p.has("pipe"),
+        fifo: false,
     };
     check_size(tool, &params)?;
     Ok(params)
@@ -162,6 +165,7 @@ pub fn build(
         datasize,
         threads,
         pipe,
+        fifo,
     } = params.clone();
     let workers = u64::from(groups) * u64::from(fds) * 2;
     if workers > 1_000_000 {
@@ -217,10 +221,17 @@ pub fn build(
         },
         Op::Poll { obj: wake },
     ];
-    let mut main = vec![
-        Op::Run {
-            work_ns: create * workers as u64,
-        },
+    let mut main = vec![Op::Run {
+        work_ns: create * workers as u64,
+    }];
+    if fifo {
+        main.push(Op::SetSched(Box::new(SchedChange {
+            policy: Some(Policy::Fifo),
+            rt_priority: Some(FIFO_PRIORITY),
+            ..SchedChange::default()
+        })));
+    }
+    main.extend([
         Op::LoopBegin {
             count: Some(workers as u64),
         },
@@ -234,7 +245,7 @@ pub fn build(
             obj: wake,
             bytes: 1,
         },
-    ];
+    ]);
     if threads {
         main.extend((0..workers).map(|i| Op::SemWait { obj: join_base + i }));
     } else {

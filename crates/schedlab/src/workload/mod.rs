@@ -11,6 +11,7 @@ pub mod rotation;
 pub mod rtapp;
 pub mod schbench;
 pub mod schbench_2021;
+pub mod sched_params;
 pub mod spinner;
 pub mod stress_ng;
 

@@ -3,7 +3,9 @@
 //! copies under SCHED_IDLE on 8 CPUs).
 //!
 //! `spinner -n 5000 --policy idle --sleep 500us [--loops N | --work DUR] [--nice N]
-//! [--cpus LIST] [--spread DUR] [--slack DUR]`
+//! [--cpus LIST] [--spread DUR] [--slack DUR]`; `--policy fifo|rr --priority N` and
+//! `--policy deadline --dl-runtime D --dl-period D [--dl-deadline D]` give the real-time
+//! and deadline policies (workload/sched_params.rs).
 //!
 //! The busy part is `--loops` iterations of the empty loop (1,000,000 by default, as in
 //! the seed's program), each costing the machine's `spin_loop_ps`; `--work` gives it as a
@@ -12,7 +14,8 @@
 use super::cmdline::{self, long_value, value, OptSpec};
 use super::program::Base;
 use super::report::{RunView, ToolReport, WorkloadSection};
-use super::{Compiled, Op, Policy, TaskSpec, Workload};
+use super::sched_params::{self, CliPolicy};
+use super::{Compiled, Op, TaskSpec, Workload};
 use crate::error::InputError;
 use crate::machine::Costs;
 use crate::time::Ns;
@@ -21,6 +24,10 @@ use serde::Serialize;
 const OPTS: &[OptSpec] = &[
     value('n', "tasks"),
     long_value("policy"),
+    long_value("priority"),
+    long_value("dl-runtime"),
+    long_value("dl-deadline"),
+    long_value("dl-period"),
     long_value("nice"),
     long_value("sleep"),
     long_value("work"),
@@ -43,7 +50,8 @@ pub const DEFAULT_LOOPS: u64 = 1_000_000;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Params {
     pub tasks: usize,
-    pub policy: Policy,
+    /// The policy, with its real-time priority or deadline parameters.
+    pub policy: CliPolicy,
     pub nice: i32,
     pub sleep_ns: Ns,
     /// The busy part of each round.
@@ -63,21 +71,7 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
         Some((spec, v)) => cmdline::duration(tool, spec, v, "us"),
         None => Ok(default),
     };
-    let policy = match p.get("policy") {
-        None => Policy::Normal,
-        Some((spec, v)) => match v {
-            "normal" | "other" | "SCHED_OTHER" => Policy::Normal,
-            "batch" | "SCHED_BATCH" => Policy::Batch,
-            "idle" | "SCHED_IDLE" => Policy::Idle,
-            other => {
-                return Err(InputError::new(
-                    format!("{tool} {}", spec.display()),
-                    format!("unknown policy '{other}'"),
-                )
-                .with_fix("use normal, batch or idle"))
-            }
-        },
-    };
+    let policy = sched_params::cli_policy(tool, &p)?;
     let nice = cmdline::nice_or(tool, &p, "nice", 0)?;
     let cpus = cmdline::cpus_opt(tool, &p, "cpus", nr_cpus)?;
     let tasks: usize = cmdline::number_or(tool, &p, "tasks", 1, 1)?;
@@ -137,8 +131,8 @@ pub fn build(p: &Params, command: &str, costs: &Costs) -> Compiled {
     body.extend([Op::Count { counter: 0 }, Op::LoopEnd]);
     let tasks = (0..p.tasks)
         .map(|i| {
-            TaskSpec::new("spinner".to_string(), body.clone())
-                .policy(p.policy)
+            p.policy
+                .apply(TaskSpec::new("spinner".to_string(), body.clone()))
                 .nice(p.nice)
                 .cpus(p.cpus.clone())
                 .delay(p.spread_ns * i as u64 / p.tasks as u64)

@@ -41,6 +41,7 @@ const OPTS: &[OptSpec] = &[
     long_value("nice"),
     long_value("cpus"),
     long_value("app"),
+    long_value("sf-policy"),
     flag('h', "help"),
 ];
 
@@ -63,6 +64,24 @@ pub const DEFAULT_NICE: i32 = -10;
 /// top-app placement does; 0 turns it off.
 pub const DEFAULT_UCLAMP_MIN: u32 = 160;
 
+/// SurfaceFlinger's main thread: SCHED_FIFO at sched_priority 2 as Android runs it
+/// (main_surfaceflinger.cpp sets it with sched_setscheduler before flinger->run(); later
+/// releases through SurfaceFlinger::setSchedFifo, the same priority), or the fair class
+/// at nice −8 (PRIORITY_URGENT_DISPLAY), the model before the real-time class existed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SfPolicy {
+    Fifo,
+    Fair,
+}
+
+/// sched_priority of SurfaceFlinger's main thread on Android.
+pub const SF_FIFO_PRIORITY: u32 = 2;
+/// SurfaceFlinger's nice value (PRIORITY_URGENT_DISPLAY), set before it turns SCHED_FIFO.
+pub const SF_NICE: i32 = -8;
+/// `--sf-policy` when not given: `fair`, so the seed studies that run `frames`
+/// (delayed-dequeue, pelt-halflife) keep their results (docs/workloads.md, frames).
+pub const DEFAULT_SF_POLICY: SfPolicy = SfPolicy::Fair;
+
 /// Options after defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
@@ -75,6 +94,8 @@ pub struct Params {
     pub nice: i32,
     pub cpus: Option<Vec<usize>>,
     pub app: String,
+    /// `--sf-policy fifo|fair`: SurfaceFlinger's scheduling class.
+    pub sf_policy: SfPolicy,
 }
 
 /// Parse `frames ARGS…` for a machine of `nr_cpus` CPUs.
@@ -156,6 +177,18 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
         }
     };
     let cpus = cmdline::cpus_opt(tool, &p, "cpus", nr_cpus)?;
+    let sf_policy = match p.get("sf-policy") {
+        None => DEFAULT_SF_POLICY,
+        Some((_, "fifo" | "SCHED_FIFO")) => SfPolicy::Fifo,
+        Some((_, "fair" | "other" | "SCHED_OTHER")) => SfPolicy::Fair,
+        Some((_, v)) => {
+            return Err(err(
+                "sf-policy",
+                format!("unknown SurfaceFlinger policy '{v}'"),
+                "use fifo (SCHED_FIFO priority 2, as on Android) or fair (nice -8)",
+            ))
+        }
+    };
     let threads = |long: &str| -> Result<usize, InputError> {
         let n: usize = cmdline::number_or(tool, &p, long, 0, 0)?;
         if n > 1000 {
@@ -205,6 +238,7 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
             .get("app")
             .map(|(_, v)| v.to_string())
             .unwrap_or_else(|| "com.android.benchmark".into()),
+        sf_policy,
     })
 }
 
@@ -262,7 +296,10 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Compiled {
         sf_prog.extend([Op::SemWait { obj: SF_Q }, Op::Run { work_ns: f.sf_ns }]);
     }
     let mut sf = task("surfaceflinger", None, sf_prog);
-    sf.attrs.nice = -8;
+    sf.attrs.nice = SF_NICE;
+    if p.sf_policy == SfPolicy::Fifo {
+        sf = sf.rt(super::Policy::Fifo, SF_FIFO_PRIORITY);
+    }
     let mut tasks = vec![ui, rt, sf];
     let span = total_slots * interval;
     let mut app_rng = stream(seed, "frames.app");

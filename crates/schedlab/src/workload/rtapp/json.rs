@@ -26,6 +26,26 @@ pub enum Json {
     Object(Vec<(String, Json)>),
 }
 
+/// The same JSON value (a float, whose value is not kept, is never identical).
+fn identical(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Null, Json::Null) | (Json::Absent, Json::Absent) => true,
+        (Json::Bool(x), Json::Bool(y)) => x == y,
+        (Json::Int(x), Json::Int(y)) => x == y,
+        (Json::Str(x), Json::Str(y)) => x == y,
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| identical(a, b))
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((ka, a), (kb, b))| ka == kb && identical(a, b))
+        }
+        _ => false,
+    }
+}
+
 impl Json {
     pub fn kind(&self) -> &'static str {
         match self {
@@ -164,9 +184,10 @@ impl Parser<'_> {
             }
             let key_at = self.pos;
             let key = self.string()?;
-            if entries.iter().any(|(k, _)| *k == key) && !(self.allow_repeat)(&key) {
-                return Err((key_at, format!("duplicate key \"{key}\"")));
-            }
+            let earlier = entries
+                .iter()
+                .position(|(k, _)| *k == key)
+                .filter(|_| !(self.allow_repeat)(&key));
             self.skip_ws()?;
             let value = match self.peek() {
                 Some(b':') => {
@@ -177,7 +198,14 @@ impl Parser<'_> {
                 Some(b',' | b'}') => Json::Absent,
                 _ => return Err(self.unexpected("':'")),
             };
-            entries.push((key, value));
+            match earlier {
+                // json-c keeps one value per key; a repeat that says the same again (a
+                // phase pasted twice, rt-app's spreading-tasks example) means the same
+                // whichever it keeps. A different value would be a silent choice.
+                Some(i) if identical(&entries[i].1, &value) => {}
+                Some(_) => return Err((key_at, format!("duplicate key \"{key}\""))),
+                None => entries.push((key, value)),
+            }
             self.skip_ws()?;
             match self.peek() {
                 Some(b',') => self.pos += 1,

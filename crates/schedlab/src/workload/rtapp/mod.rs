@@ -1,7 +1,7 @@
 //! rt-app JSON front end (user guide docs/rtapp.md).
 //!
-//! Compiles an rt-app use-case file into the task-program IR. Only the fair-class
-//! subset is modelled; every key this front end does not understand is an error that
+//! Compiles an rt-app use-case file into the task-program IR, every policy included
+//! (fair, SCHED_FIFO / SCHED_RR, SCHED_DEADLINE); every key this front end does not understand is an error that
 //! names it, never silently ignored. Behaviour follows rt-app's own parser
 //! (`src/rt-app_parse_config.c`) and thread body (`src/rt-app.c`) where its documentation is
 //! silent: thread names, loop defaults, timer mode defaults, phase attribute rules.
@@ -14,8 +14,9 @@ mod resources;
 use super::program::{TaskTemplate, TimerSpec};
 use super::{Op, Policy, SchedChange, TaskSpec, TimerMode, Workload};
 use crate::error::InputError;
+use crate::sched::SchedClass;
 use crate::time::{Ns, NSEC_PER_SEC, NSEC_PER_USEC};
-use attrs::Attrs;
+use attrs::{Attrs, DEFAULT_RT_PRIORITY};
 use events::TaskCtx;
 pub use events::{event_name, DEFAULT_MEM_BUFFER, IO_WRITE_SYSCALL_NS, MEM_WRITE_BYTES_PER_US};
 use json::Json;
@@ -94,6 +95,8 @@ type Count = Option<u64>;
 
 /// One phase: attributes, repetition and the events in file order.
 struct Phase {
+    /// The phase's JSON key, for errors.
+    name: String,
     attrs: Attrs,
     count: Count,
     events: Vec<Op>,
@@ -434,10 +437,19 @@ impl<'a> Compiler<'a> {
             }
         }
         let policy = attrs.policy.unwrap_or(self.default_policy);
+        if attrs.dl_runtime.unwrap_or(0) == 0 {
+            // rt-app's legacy task-level SCHED_DEADLINE runtime is the `runtime` key,
+            // the same key as the runtime event.
+            if let Some(Json::Int(us)) = get(obj, "runtime") {
+                attrs.legacy_runtime =
+                    Some(self.micros(&Json::Int(*us), &format!("{path}.runtime"))?);
+            }
+        }
+        let own = self.resolve(&attrs, policy, true, path)?;
         let program = match phases_json {
             Some((pj, ppath)) => {
                 let phases = self.phases(pj, &ppath, &mut cx)?;
-                let program = self.phased_program(&attrs, count, &phases, &ppath)?;
+                let program = self.phased_program(&attrs, policy, count, &phases, &ppath)?;
                 for p in phases.iter().filter(|p| p.count.is_none()) {
                     self.forever.push(ForeverLoop {
                         task: name.to_string(),
@@ -479,13 +491,34 @@ impl<'a> Compiler<'a> {
                 wrap(count, events)
             }
         };
-        let spec = TaskSpec::new(name.to_string(), program)
+        if let Some(g) = &attrs.cgroup {
+            // rt-app check_taskgroup_policy_dep: only the fair policies run in a group.
+            let rt_phase = spec_policies(policy, &program).find(|p| p.class() != SchedClass::Fair);
+            if let Some(p) = rt_phase {
+                return Err(self
+                    .err(&format!("{path}.taskgroup"), format!("taskgroup '{g}' with policy {}", p.kernel_name()))
+                    .with_fix("rt-app refuses a taskgroup for a non-fair policy (No taskgroup support); use SCHED_OTHER, SCHED_BATCH or SCHED_IDLE, or remove taskgroup"));
+            }
+        }
+        let mut spec = TaskSpec::new(name.to_string(), program)
             .policy(policy)
-            .nice(attrs.nice.unwrap_or(0))
-            .slice(attrs.slice_ns)
+            .nice(own.nice.unwrap_or(0))
+            .slice(own.slice_ns)
             .uclamp(attrs.uclamp)
             .cpus(attrs.cpus.clone())
             .delay(delay_ns);
+        match policy.class() {
+            SchedClass::Fair => {}
+            SchedClass::Rt => {
+                spec = spec.rt(policy, own.rt_priority.unwrap_or(DEFAULT_RT_PRIORITY));
+            }
+            SchedClass::Dl => {
+                // rt-app's _set_thread_deadline sets no utilization clamps.
+                spec = spec
+                    .deadline(own.dl.expect("resolved"))
+                    .uclamp(Default::default());
+            }
+        }
         self.resources.add_parties(&spec.program, instances);
         self.instances.insert(name.to_string(), instances);
         let threads = self.instantiate(&spec, instances, path, &cx.timers)?;
@@ -515,6 +548,7 @@ impl<'a> Compiler<'a> {
 
     fn phase(&mut self, v: &Json, path: &str, cx: &mut TaskCtx) -> Result<Phase, InputError> {
         let mut phase = Phase {
+            name: path.rsplit('.').next().unwrap_or(path).to_string(),
             attrs: Attrs::default(),
             count: Some(1),
             events: Vec::new(),
@@ -550,10 +584,11 @@ impl<'a> Compiler<'a> {
     }
 
     /// The thread loop around the phases; each phase starts with the attribute change
-    /// rt-app makes when it enters that phase.
+    /// rt-app makes when it enters that phase. `policy` is the task's.
     fn phased_program(
         &self,
         task: &Attrs,
+        policy: Policy,
         count: Count,
         phases: &[Phase],
         path: &str,
@@ -570,21 +605,90 @@ impl<'a> Compiler<'a> {
                 )
                 .with_fix("give the task a `cpus` list, or give every phase one"));
         }
+        // The policy in force when each phase starts: a phase that names none keeps the
+        // previous one's (rt-app's `same`), so `priority` and `dl-*` are read for that
+        // policy. After the last phase the loop returns to the first with the last
+        // phase's policy, which must read the same way as on the first pass.
+        let in_force = |start: Policy| {
+            let mut cur = start;
+            phases
+                .iter()
+                .map(|p| {
+                    cur = p.attrs.policy.unwrap_or(cur);
+                    cur
+                })
+                .collect::<Vec<_>>()
+        };
+        let first = in_force(policy);
+        let again = in_force(*first.last().expect("phases are non-empty"));
         let mut body = Vec::new();
-        for p in phases {
-            let change = SchedChange {
-                policy: p.attrs.policy,
-                rt_priority: None,
-                dl: None,
-                // A phase that names a policy without a priority gets that policy's
-                // default nice, 0 (rt-app parse_sched_data).
-                nice: p.attrs.nice.or(p.attrs.policy.map(|_| 0)),
-                slice_ns: p.attrs.slice_ns,
-                uclamp: p.attrs.uclamp,
-                cpus: if any_cpus {
-                    p.attrs.cpus.clone().or(task.cpus.clone())
-                } else {
-                    None
+        for (i, p) in phases.iter().enumerate() {
+            let ppath = format!("{path}.{}", p.name);
+            let reads_policy = p.attrs.priority.is_some()
+                || p.attrs.dl_runtime.is_some()
+                || p.attrs.dl_period.is_some()
+                || p.attrs.dl_deadline.is_some();
+            if count != Some(1) && reads_policy && first[i].class() != again[i].class() {
+                return Err(self
+                    .err(
+                        &ppath,
+                        format!(
+                            "the phase names no policy and runs under {} on the first pass but {} on later ones",
+                            first[i].kernel_name(),
+                            again[i].kernel_name()
+                        ),
+                    )
+                    .with_fix("give the phase a `policy`: its priority and dl-* keys mean different things per policy"));
+            }
+            let cur = first[i];
+            // rt-app makes no scheduling change for a phase without scheduling keys
+            // (parse_sched_data returns nothing); a SCHED_DEADLINE phase with any sets
+            // all its parameters, so they must be complete.
+            let a = &p.attrs;
+            let sets_sched = a.policy.is_some()
+                || reads_policy
+                || a.uclamp.min.is_some()
+                || a.uclamp.max.is_some();
+            let r = if sets_sched {
+                self.resolve(a, cur, false, &ppath)?
+            } else {
+                Default::default()
+            };
+            let cpus = if any_cpus {
+                p.attrs.cpus.clone().or(task.cpus.clone())
+            } else {
+                None
+            };
+            let change = match cur.class() {
+                SchedClass::Fair => SchedChange {
+                    policy: p.attrs.policy,
+                    rt_priority: None,
+                    dl: None,
+                    // A phase that names a policy without a priority gets that policy's
+                    // default nice, 0 (rt-app parse_sched_data).
+                    nice: r.nice.or(p.attrs.policy.map(|_| 0)),
+                    slice_ns: r.slice_ns,
+                    uclamp: p.attrs.uclamp,
+                    cpus,
+                },
+                // rt-app's DEFAULT_THREAD_PRIORITY for a phase naming an RT policy
+                // without a priority; the nice value is left as it was.
+                SchedClass::Rt => SchedChange {
+                    policy: p.attrs.policy,
+                    rt_priority: r
+                        .rt_priority
+                        .or(p.attrs.policy.map(|_| DEFAULT_RT_PRIORITY)),
+                    uclamp: p.attrs.uclamp,
+                    cpus,
+                    ..SchedChange::default()
+                },
+                // A SCHED_DEADLINE phase with scheduling keys always sets its
+                // parameters (rt-app _set_thread_deadline), without utilization clamps.
+                SchedClass::Dl => SchedChange {
+                    policy: p.attrs.policy,
+                    dl: r.dl,
+                    cpus,
+                    ..SchedChange::default()
                 },
             };
             if change != SchedChange::default() {
@@ -798,6 +902,14 @@ impl<'a> Compiler<'a> {
         self.err(path, format!("unknown or unsupported key `{key}`"))
             .with_fix(format!("known here: {known}"))
     }
+}
+
+/// The policies a task runs under: `start`, then each one its program's SetSched names.
+fn spec_policies(start: Policy, program: &[Op]) -> impl Iterator<Item = Policy> + '_ {
+    std::iter::once(start).chain(program.iter().filter_map(|op| match op {
+        Op::SetSched(c) => c.policy,
+        _ => None,
+    }))
 }
 
 fn get<'j>(obj: &'j [(String, Json)], key: &str) -> Option<&'j Json> {
