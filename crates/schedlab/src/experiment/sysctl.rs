@@ -129,7 +129,7 @@ impl Sysctls {
             return Ok(());
         }
         match name {
-            "sched_rt_runtime_us" => return self.set_rt_runtime(value as i64),
+            "sched_rt_runtime_us" => self.set_rt_runtime(value as i64),
             "sched_rt_period_us" => self.rt_period_us = Some(value),
             "sched_rr_timeslice_ms" => self.rr_timeslice_ms = Some(value),
             "sched_util_clamp_min" => self.sched_util_clamp_min = value as u32,
@@ -140,9 +140,8 @@ impl Sysctls {
     }
 
     /// sched_rt_runtime_us, −1 included (checked against the period in `check_kernel`).
-    pub fn set_rt_runtime(&mut self, us: i64) -> Result<(), InputError> {
+    pub fn set_rt_runtime(&mut self, us: i64) {
         self.rt_runtime_us = Some(us);
-        Ok(())
     }
 
     /// The CFS tunables exist only in CFS kernels (v6.6 replaced them by base_slice_ns).
@@ -176,7 +175,8 @@ impl Sysctls {
                 .with_fix("e.g. --sysctl sched_util_clamp_max=512")
         })?;
         if name.trim() == "sched_rt_runtime_us" && value.trim() == "-1" {
-            return self.set_rt_runtime(RT_RUNTIME_INF);
+            self.set_rt_runtime(RT_RUNTIME_INF);
+            return Ok(());
         }
         let value: u64 = value.trim().parse().map_err(|_| {
             InputError::new(

@@ -69,20 +69,15 @@ impl Sched {
     pub(crate) fn rt_sync_nr_running(&mut self, cpu: CpuId) {
         let rt = &self.rqs[cpu].rt;
         let want = if rt.rt_throttled { 0 } else { rt.rt_nr_running };
-        let counted = if rt.rt_queued {
-            rt.rt_nr_running_counted
-        } else {
-            0
-        };
+        let counted = rt.rt_nr_running_counted;
         if want == counted {
             return;
         }
-        let rq = &mut self.rqs[cpu];
-        rq.nr_running = rq.nr_running + want - counted;
-        rq.rt.rt_queued = want > 0;
-        rq.rt.rt_nr_running_counted = want;
-        if counted < 2 && rq.nr_running >= 2 {
-            self.set_rd_overloaded(cpu, true);
+        self.rqs[cpu].rt.rt_nr_running_counted = want;
+        if want > counted {
+            self.add_nr_running(cpu, want - counted);
+        } else {
+            self.sub_nr_running(cpu, counted - want);
         }
         // Kick cpufreq: the rt_rq's runnable state moves the frequency (enqueue_top_rt_rq).
         self.cpufreq_update_util(cpu, 0);

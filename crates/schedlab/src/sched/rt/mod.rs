@@ -60,9 +60,8 @@ pub struct RtRq {
     pub overloaded: bool,
     /// Tasks that may be pushed elsewhere: queued, not running, more than one CPU allowed.
     pub(crate) pushable_tasks: BTreeMap<(i32, i64), TaskId>,
-    /// rt_queued: the rt_rq counts in rq->nr_running (dequeue_top_rt_rq clears it), and
-    /// how many of its tasks rq->nr_running holds.
-    pub rt_queued: bool,
+    /// How many of its tasks rq->nr_running holds: rt_nr_running while the rt_rq is
+    /// queued (rt_queued), 0 while it is throttled (dequeue_top_rt_rq).
     pub(crate) rt_nr_running_counted: u32,
     /// cpumask_any_and_distribute's per-CPU previous pick (find_lowest_rq on this CPU).
     pub(crate) distribute_prev: usize,
@@ -92,6 +91,6 @@ impl RtRq {
 
     /// rt_rq_is_runnable: queued and not throttled.
     pub fn is_runnable(&self) -> bool {
-        self.rt_queued && self.rt_nr_running > 0
+        self.rt_nr_running_counted > 0
     }
 }
