@@ -3,13 +3,14 @@
 # `<!-- study NAME -->` and `<!-- /study NAME -->` is replaced by what
 # `schedlab study run NAME --markdown` writes (numbers in docs come from commands).
 #   ci/study_docs.sh [target/release/schedlab] [-j JOBS]
+#   STUDIES="prio-lb" ci/study_docs.sh …   # only these blocks (the others stay as they are)
 set -euo pipefail
 bin=$(realpath "${1:-target/release/schedlab}")
 shift || true
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for name in $(grep -o '<!-- study [a-z0-9-]* -->' docs/studies.md | awk '{print $3}'); do
+for name in ${STUDIES:-$(grep -o '<!-- study [a-z0-9-]* -->' docs/studies.md | awk '{print $3}')}; do
   echo "running study $name" >&2
   "$bin" study run "$name" --markdown "$tmp/$name.md" "$@" >/dev/null
 done
@@ -19,6 +20,8 @@ tmp, doc = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 text = doc.read_text()
 def block(m):
     name = m.group(1)
+    if not (tmp / (name + '.md')).exists():
+        return m.group(0)
     return f"<!-- study {name} -->\n{(tmp / (name + '.md')).read_text()}<!-- /study {name} -->"
 text = re.sub(r"<!-- study ([a-z0-9-]+) -->.*?<!-- /study \1 -->", block, text, flags=re.S)
 doc.write_text(text)

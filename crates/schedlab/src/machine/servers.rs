@@ -91,7 +91,8 @@ pub fn power10_240c_smt8() -> Machine {
 /// Seed 002's guest: "My virtual machine has 8 CPUs". Nothing else is known, so 8 vCPUs
 /// with no SMT, one LLC, one node, at the default 2 GHz. Its study was set against
 /// schbench's README calibration (a -F 256 -n 5 request ≈ 16.8 ms of math: 2990 ps per
-/// multiply-add) and the spinners' 1 ms loop (1 ns per iteration), so it keeps them.
+/// multiply-add); the spinners' loop at 1 ns per iteration is an assumption (an unoptimised
+/// loop's store-to-load forwarding on a core without memory renaming; docs/machines.md).
 pub fn vm8() -> Machine {
     let mut m = Shape::flat("vm8", 8, 1).build();
     m.costs.matrix_mac_ps = 2_990;
