@@ -516,6 +516,43 @@ fn spin_loop_ps(samples: usize, gap_ms: u64) -> Vec<f64> {
         .collect()
 }
 
+/// The creating thread's CPU time for one pthread_create of a thread that returns at once,
+/// ns. Created in batches and joined only after each batch, as a tool's main thread
+/// creates all its workers before joining any: glibc then cannot reuse a cached stack.
+fn thread_create_ns(batches: usize) -> Vec<f64> {
+    const BATCH: usize = 20;
+    extern "C" fn leave(_: *mut libc::c_void) -> *mut libc::c_void {
+        std::ptr::null_mut()
+    }
+    let mut out = Vec::with_capacity(batches * BATCH);
+    for _ in 0..batches {
+        let mut created = Vec::with_capacity(BATCH);
+        for _ in 0..BATCH {
+            let mut th = std::mem::MaybeUninit::<libc::pthread_t>::uninit();
+            let t0 = crate::rtapp_exec::thread_cpu_ns();
+            // SAFETY: `th` is written by pthread_create before it is read (only on success).
+            let rc = unsafe {
+                libc::pthread_create(
+                    th.as_mut_ptr(),
+                    std::ptr::null(),
+                    leave,
+                    std::ptr::null_mut(),
+                )
+            };
+            out.push((crate::rtapp_exec::thread_cpu_ns() - t0) as f64);
+            if rc == 0 {
+                // SAFETY: initialised by the successful pthread_create above.
+                created.push(unsafe { th.assume_init() });
+            }
+        }
+        for th in created {
+            // SAFETY: a thread we created and have not joined yet.
+            unsafe { libc::pthread_join(th, std::ptr::null_mut()) };
+        }
+    }
+    out
+}
+
 /// A FUTEX_WAKE syscall that finds no waiter, ns (the wake-up itself is the model's).
 fn futex_wake_ns(rounds: usize) -> Vec<f64> {
     let word = 0u32;
@@ -585,6 +622,7 @@ pub fn apply_costs(c: &Calibration, costs: &mut schedlab::machine::Costs) {
     set(&mut costs.socket_bounce_ns, med("socket_bounce_ns"));
     set(&mut costs.matrix_mac_ps, med("schbench_mac_ps"));
     set(&mut costs.spin_loop_ps, med("spin_loop_ps"));
+    set(&mut costs.thread_create_ns, med("thread_create_ns"));
 }
 
 fn read(path: &str) -> Option<String> {
@@ -762,6 +800,12 @@ pub fn calibrate(quick: bool) -> Calibration {
         unit: "ps",
         samples: spin_loop_ps(10 * k, 25),
     });
+    // process_create_ns is not measured: a fork() of this process is not a small tool's.
+    measures.push(Measure {
+        key: "thread_create_ns",
+        unit: "ns",
+        samples: thread_create_ns(2 * k),
+    });
     measures.push(Measure {
         key: "spin_ns_per_loop",
         unit: "ns",
@@ -855,6 +899,8 @@ mod tests {
                 m("ipi_send_ns", 8_200.0),
                 m("pipe_bounce_ns", 618.2),
                 m("socket_bounce_ns", 183.5),
+                // Recorded on the same host (caller CPU time, median of 80).
+                m("thread_create_ns", 13_180.4),
             ],
             kernel: KernelSettings::default(),
         };
@@ -870,7 +916,9 @@ mod tests {
         assert_eq!(costs.context_switch_cold_ns, 2_870);
         assert_eq!((costs.sched_wakeup_ns, costs.ipi_send_ns), (1_600, 8_200));
         assert_eq!((costs.pipe_bounce_ns, costs.socket_bounce_ns), (618, 184));
+        assert_eq!(costs.thread_create_ns, 13_180);
         // Not measured: kept.
+        assert_eq!(costs.process_create_ns, 60_000);
         assert_eq!(costs.wakeup_ipi_ns, 5_000);
         assert_eq!(
             copy_ns_per_kib(400.0, 100.0, 890.0, 4096.0),

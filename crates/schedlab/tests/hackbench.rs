@@ -218,3 +218,31 @@ fn fifo_makes_main_sched_fifo_at_priority_1_and_leaves_the_workers_fair() {
     assert_eq!(h.receiver_messages_min, 4 * 20);
     assert_eq!(h.messages_received, h.messages_expected);
 }
+
+#[test]
+fn creation_costs_are_the_machines() {
+    // Worker i starts after i + 1 creations by main, each the machine's cost.
+    let mut m = schedlab::machine_from_name("smp:2").unwrap();
+    m.costs.thread_create_ns = 40_000;
+    m.costs.process_create_ns = 90_000;
+    for (cmd, each) in [
+        ("hackbench -g 1 -f 2 -T -p -l 5", 40_000),
+        ("hackbench -g 1 -f 2 -P -p -l 5", 90_000),
+    ] {
+        let w = schedlab::workload::build_workload_for(cmd, Path::new("."), &m, 0).unwrap();
+        let delays: Vec<u64> = w.workload.tasks[1..].iter().map(|t| t.delay_ns).collect();
+        let want: Vec<u64> = (1..=4).map(|i| i * each).collect();
+        assert_eq!(delays, want, "{cmd}");
+    }
+    let w =
+        schedlab::workload::build_workload_for("schbench -m 1 -t 3 -r 1", Path::new("."), &m, 0)
+            .unwrap();
+    let workers: Vec<u64> = w
+        .workload
+        .tasks
+        .iter()
+        .filter(|t| t.attrs.comm == "schbench-worker")
+        .map(|t| t.delay_ns)
+        .collect();
+    assert_eq!(workers, [40_000, 80_000, 120_000]);
+}

@@ -163,6 +163,10 @@ pub struct Costs {
     /// One iteration of an empty counting loop compiled without optimisation
     /// (`for (i = 0; i < N; i++);`, the spinner's loop), in picoseconds: 250.
     pub spin_loop_ps: u64,
+    /// The creating thread's CPU time for one pthread_create (clone, stack mapping): 15 µs.
+    pub thread_create_ns: Ns,
+    /// The parent's CPU time for one fork() of a small process: 60 µs.
+    pub process_create_ns: Ns,
 }
 
 impl Default for Costs {
@@ -193,6 +197,8 @@ impl Default for Costs {
             futex_wake_ns: 200,
             matrix_mac_ps: 460,
             spin_loop_ps: 250,
+            thread_create_ns: 15_000,
+            process_create_ns: 60_000,
         }
     }
 }

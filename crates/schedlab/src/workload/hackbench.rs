@@ -22,10 +22,6 @@ use serde::Serialize;
 /// A pipe buffer's page (the exit channel is sized in them).
 const PAGE_SIZE: u64 = 4096;
 
-/// Main's cost to create one worker: pthread_create or fork() of a small process.
-pub const CREATE_THREAD_NS: Ns = 15_000;
-pub const CREATE_PROCESS_NS: Ns = 60_000;
-
 /// Which command line the workload came from (they share the engine, not the output).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flavor {
@@ -203,10 +199,11 @@ pub fn build(
     objects.extend((0..g * f).map(|_| channel));
     let (ready, wake, exited) = (0, 1, 2);
 
+    // Main's cost to create one worker: pthread_create, or fork() of a small process.
     let create = if threads {
-        CREATE_THREAD_NS
+        costs.thread_create_ns
     } else {
-        CREATE_PROCESS_NS
+        costs.process_create_ns
     };
     let comm = match flavor {
         Flavor::Hackbench => "hackbench",

@@ -30,8 +30,6 @@ pub const MEMSET_BYTES_PER_US: u64 = 10_000;
 /// add), reference ns; the futex wake is the machine's `futex_wake_ns` and the ttwu is
 /// charged by the kernel model.
 pub const RPS_POST_NS: Ns = 300;
-/// pthread_create by a message thread, per worker.
-pub const CREATE_THREAD_NS: Ns = 15_000;
 /// RPS mode skips a worker holding more than this many requests (`batch`).
 pub const RPS_BATCH: u64 = 128;
 /// pipe mode transfer cap, PIPE_TRANSFER_BUFFER.
@@ -328,7 +326,7 @@ pub fn build(
                 },
                 Op::LoopEnd,
             ]);
-            let delay = CREATE_THREAD_NS * (wi as u64 + 1);
+            let delay = costs.thread_create_ns * (wi as u64 + 1);
             tasks.push(task("schbench-worker", p.worker_cpus.clone(), delay, prog));
         }
     }

@@ -37,8 +37,6 @@ pub const MAX_PENDING: u64 = 8;
 /// malloc + gettimeofday + the CAS list add of one request, reference ns (the futex wake
 /// is the machine's `futex_wake_ns`).
 pub const POST_NS: Ns = 300;
-/// pthread_create by a message thread, per worker.
-pub const CREATE_THREAD_NS: Ns = 15_000;
 
 const OPTS: &[OptSpec] = &[
     value('m', "message-threads"),
@@ -201,7 +199,7 @@ pub fn build(p: &Params, command: &str, costs: &Costs) -> Result<Compiled, Input
         };
         tasks.push(task("schbench-msg", 0, msg_prog));
         for wi in 0..w {
-            let delay = CREATE_THREAD_NS * (wi as u64 + 1);
+            let delay = costs.thread_create_ns * (wi as u64 + 1);
             let prog = if p.rps_total > 0 {
                 worker_rps_program(first_obj + wi, &work)
             } else {
