@@ -22,6 +22,8 @@ pub struct FrameInfo {
     pub sync_start: Ns,
     pub issue_draw_commands_start: Ns,
     pub frame_completed: Ns,
+    /// FrameDeadline: when the frame must be complete to be presented at its vsync.
+    pub frame_deadline: Ns,
 }
 
 impl FrameInfo {
@@ -91,65 +93,101 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct JankTypes {
     pub missed_vsync: u32,
+    /// Frames that met their deadline while buffer-stuffed, reported by both the legacy
+    /// and the current rule (one counter, as hwui's: a frame can count twice).
     pub high_input_latency: u32,
     pub slow_ui_thread: u32,
     pub slow_bitmap_uploads: u32,
     pub slow_issue_draw_commands: u32,
-    /// Completed after its own deadline (intended vsync + interval).
+    /// Completed at or after FrameDeadline (plus an interval while buffer-stuffed).
     pub frame_deadline_missed: u32,
-    /// The swap-deadline rule of the 2017–18 tracker.
+    /// Completed after the legacy swap deadline.
     pub frame_deadline_missed_legacy: u32,
+}
+
+/// What hwui's JankTracker counts over a run (`Janky frames` and `Janky frames (legacy)`
+/// lines, and the jank types).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JankCounts {
+    /// `reportJank`: frames that missed their (stuffing-adjusted) deadline.
+    pub janky: u32,
+    /// `reportJankLegacy`: frames longer than one interval.
+    pub janky_legacy: u32,
+    pub types: JankTypes,
 }
 
 /// Frames longer than this are ignored by the cause counters, as ANRs.
 const IGNORE_EXCEEDING_NS: Ns = 10_000_000_000;
 
-/// `JankTracker::finishFrame` over all frames: janky frames (total > interval) and the
-/// jank types. The swap deadline starts unset (the first frame is not triple buffered).
-pub fn jank_tracker(frames: &[FrameInfo], interval: Ns) -> (u32, JankTypes) {
-    let mut janky = 0;
-    let mut t = JankTypes::default();
-    let mut swap_deadline: Option<Ns> = None;
+/// hwui `JankTracker::finishFrame` over all frames, as in Android 12+ (it runs
+/// `calculateLegacyJank` first, then the frame-deadline rule whose deadline moves out by
+/// one interval while the queue is buffer-stuffed). GpuCompleted and SwapBuffersCompleted
+/// are FrameCompleted (GPU and dequeueBuffer waits are not modelled, so the legacy
+/// dequeue forgiveness is 0).
+pub fn jank_tracker(frames: &[FrameInfo], interval: Ns) -> JankCounts {
+    let mut c = JankCounts::default();
+    let i = interval as i128;
+    let tenth = (interval as f64 * 0.1) as i128;
+    // mSwapDeadlineLegacy and mNextFrameStartUnstuffed both start at -1.
+    let mut swap_deadline_legacy: i128 = -1;
+    let mut next_frame_start_unstuffed: i128 = -1;
     for f in frames {
-        let total = f.total_ns();
-        if total > interval {
-            janky += 1;
-            t.frame_deadline_missed += 1;
+        let (iv, vsync, done) = (
+            f.intended_vsync as i128,
+            f.vsync as i128,
+            f.frame_completed as i128,
+        );
+        let total = done - iv;
+        if total <= 0 {
+            continue;
         }
-        let (triple_buffered, deadline) = match swap_deadline {
-            Some(d) => (
-                d as i128 - f.intended_vsync as i128 > (interval as f64 * 0.1) as i128,
-                (d + interval).max(f.intended_vsync + interval),
-            ),
-            None => (false, f.intended_vsync + interval),
-        };
-        swap_deadline = Some(deadline);
-        if f.frame_completed < deadline || total < interval {
-            if triple_buffered {
-                t.high_input_latency += 1;
+        // calculateLegacyJank.
+        if total > i {
+            c.janky_legacy += 1;
+        }
+        if swap_deadline_legacy < 0 {
+            swap_deadline_legacy = iv + i;
+        }
+        let stuffed_legacy = swap_deadline_legacy - iv > tenth;
+        swap_deadline_legacy = (swap_deadline_legacy + i).max(iv + i);
+        if done < swap_deadline_legacy || total < i {
+            if stuffed_legacy {
+                c.types.high_input_latency += 1;
+            }
+        } else {
+            c.types.frame_deadline_missed_legacy += 1;
+            swap_deadline_legacy = done - (done - vsync) % i + i;
+        }
+        // finishFrame's own rule.
+        let stuffed = next_frame_start_unstuffed - iv > tenth;
+        let deadline = f.frame_deadline as i128 + if stuffed { i } else { 0 };
+        if done < deadline {
+            if stuffed {
+                c.types.high_input_latency += 1;
+                // Stuffing carries over to the next frame unless there is a pause.
+                next_frame_start_unstuffed += i;
             }
             continue;
         }
-        t.frame_deadline_missed_legacy += 1;
-        // Janked: the deadline re-bases to the vsync boundary after completion.
-        let jitter = f.frame_completed - f.vsync;
-        swap_deadline = Some(f.frame_completed - jitter % interval + interval);
+        c.types.frame_deadline_missed += 1;
+        c.janky += 1;
+        next_frame_start_unstuffed = done - (done - vsync) % i + i;
         let thresholds = [
-            (f.vsync - f.intended_vsync, 1, &mut t.missed_vsync),
+            (f.vsync - f.intended_vsync, 1, &mut c.types.missed_vsync),
             (
                 f.sync_start.saturating_sub(f.vsync),
                 interval / 2,
-                &mut t.slow_ui_thread,
+                &mut c.types.slow_ui_thread,
             ),
             (
                 f.issue_draw_commands_start - f.sync_start,
                 interval / 5,
-                &mut t.slow_bitmap_uploads,
+                &mut c.types.slow_bitmap_uploads,
             ),
             (
                 f.frame_completed - f.issue_draw_commands_start,
                 interval * 3 / 4,
-                &mut t.slow_issue_draw_commands,
+                &mut c.types.slow_issue_draw_commands,
             ),
         ];
         for (delta, threshold, counter) in thresholds {
@@ -158,7 +196,7 @@ pub fn jank_tracker(frames: &[FrameInfo], interval: Ns) -> (u32, JankTypes) {
             }
         }
     }
-    (janky, t)
+    c
 }
 
 /// hwui `ProfileData`'s frame-time histogram: 1 ms buckets to 32 ms (≤ 5 ms in the
@@ -300,8 +338,52 @@ mod tests {
         assert_eq!(h.entries().len(), 57 + 97);
     }
 
+    /// hwui's own JankTracker tests (frameworks/base, libs/hwui/tests/unit/
+    /// JankTrackerTests.cpp): the same timestamps (one completion time for GpuCompleted
+    /// and SwapBuffersCompleted), the same counts.
+    fn fi(iv: u64, vsync: u64, done: u64, deadline: u64) -> FrameInfo {
+        let ms = |v: u64| v * 1_000_000;
+        FrameInfo {
+            intended_vsync: ms(iv),
+            vsync: ms(vsync),
+            sync_start: ms(vsync) + 500_000,
+            issue_draw_commands_start: ms(vsync) + 1_000_000,
+            frame_completed: ms(done),
+            frame_deadline: ms(deadline),
+        }
+    }
+
     #[test]
-    fn jank_tracker_counts_missed_deadlines_and_causes() {
+    fn jank_tracker_as_hwuis_tests() {
+        let i = 16_000_000;
+        let c = jank_tracker(&[fi(100, 101, 115, 120), fi(116, 117, 131, 136)], i);
+        assert_eq!(c.janky, 0, "noJank");
+        assert_eq!(jank_tracker(&[fi(100, 101, 121, 120)], i).janky, 1, "jank");
+        let c = jank_tracker(&[fi(100, 101, 118, 120)], i);
+        assert_eq!((c.janky, c.janky_legacy), (0, 1), "legacyJankButNoRealJank");
+        // The second frame is long but stuffed: its deadline moves out an interval.
+        let stuffed = [fi(100, 101, 121, 120), fi(116, 122, 137, 136)];
+        assert_eq!(jank_tracker(&stuffed, i).janky, 1, "doubleStuffed");
+        // A skipped vsync (a pause) ends the stuffing: 169 ms misses 168.
+        let paused = [stuffed[0], stuffed[1], fi(148, 148, 169, 168)];
+        assert_eq!(
+            jank_tracker(&paused, i).janky,
+            2,
+            "doubleStuffedThenPauseThenJank"
+        );
+        // hwui's later doubleStuffedTwoIntervalBehind moves the deadline out by every
+        // stuffed interval; the rule modelled here (one interval) counts its 4th frame.
+        let behind = [
+            fi(100, 101, 117, 116),
+            fi(116, 116, 133, 132),
+            fi(132, 132, 165, 148),
+            fi(148, 148, 181, 164),
+        ];
+        assert_eq!(jank_tracker(&behind, i).janky, 3);
+    }
+
+    #[test]
+    fn stuffing_is_high_input_latency_in_both_rules() {
         let p = 16_666_666;
         let frame = |k: u64, ui_late: u64, total: u64| FrameInfo {
             intended_vsync: k * p,
@@ -309,18 +391,20 @@ mod tests {
             sync_start: k * p + ui_late,
             issue_draw_commands_start: k * p + ui_late + 100_000,
             frame_completed: k * p + total,
+            frame_deadline: k * p + p,
         };
         let frames = [
             frame(0, 1_000_000, 5_000_000),
             frame(1, 12_000_000, 20_000_000),
             frame(2, 1_000_000, 5_000_000),
         ];
-        let (janky, t) = jank_tracker(&frames, p);
-        assert_eq!(janky, 1);
-        assert_eq!(t.frame_deadline_missed_legacy, 1);
-        assert_eq!(t.slow_ui_thread, 1);
-        assert_eq!(t.missed_vsync, 0);
-        // The frame after a missed deadline is displayed a vsync late (triple buffered).
-        assert_eq!(t.high_input_latency, 1);
+        let c = jank_tracker(&frames, p);
+        assert_eq!((c.janky, c.janky_legacy), (1, 1));
+        assert_eq!(c.types.frame_deadline_missed, 1);
+        assert_eq!(c.types.frame_deadline_missed_legacy, 0);
+        assert_eq!((c.types.slow_ui_thread, c.types.missed_vsync), (1, 0));
+        // Legacy: the swap deadline starts an interval ahead, so every frame here is
+        // "stuffed" and meets it (3). Current rule: only the frame after the jank (1).
+        assert_eq!(c.types.high_input_latency, 4);
     }
 }
