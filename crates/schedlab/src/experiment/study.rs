@@ -23,6 +23,7 @@
 //! published = { baseline = 117e6, UTIL_FITS_CAPACITY = 47e6 }
 //! published_perc_diff = { UTIL_FITS_CAPACITY = -59.83 }   # as printed, if it was
 //! base = "baseline"           # perc_diff against this variant (default: the first)
+//! variants = ["baseline", "UTIL_FITS_CAPACITY"]   # only these rows (default: all)
 //! ```
 
 use super::scenario_toml::{apply_key, apply_setting};
@@ -54,6 +55,9 @@ pub struct StudyMetric {
     /// The variant perc_diff is taken against, ours and the thread's (default: the
     /// first), as the thread's own table did.
     pub base: usize,
+    /// The variants this metric is reported for (indexes; empty = all), e.g. a second
+    /// machine's pair compared only with itself.
+    pub variants: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -210,6 +214,14 @@ pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<S
         if path.is_empty() {
             return Err(InputError::new(at, "missing path"));
         }
+        let only = metric_variants(mt, &variants, &at)?;
+        if !only.is_empty() && !only.contains(&base) {
+            return Err(InputError::new(
+                &at,
+                format!("base '{}' is not in its variants", variants[base].tag),
+            )
+            .with_fix("name the base among the metric's variants, or set base"));
+        }
         metrics.push(StudyMetric {
             name: string_of(mt, "name", &at)?,
             path,
@@ -217,6 +229,7 @@ pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<S
             published,
             published_perc_diff,
             base,
+            variants: only,
         });
     }
     Ok(Study {
@@ -229,6 +242,32 @@ pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<S
         variants,
         metrics,
     })
+}
+
+/// A metric's `variants = [TAG, …]` as variant indexes (empty when absent).
+fn metric_variants(
+    mt: &toml::Table,
+    variants: &[Variant],
+    at: &str,
+) -> Result<Vec<usize>, InputError> {
+    let Some(v) = mt.get("variants") else {
+        return Ok(Vec::new());
+    };
+    let Value::Array(tags) = v else {
+        return Err(InputError::new(
+            at,
+            "variants must be a list of variant tags",
+        ));
+    };
+    tags.iter()
+        .map(|t| {
+            let tag = t.as_str().unwrap_or_default();
+            variants.iter().position(|x| x.tag == tag).ok_or_else(|| {
+                InputError::new(at, format!("variants: '{tag}' is not a variant"))
+                    .with_fix("name [[variant]] tags")
+            })
+        })
+        .collect()
 }
 
 /// A `{ TAG = number, … }` table of a metric, every tag a variant's.

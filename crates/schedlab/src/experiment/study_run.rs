@@ -119,6 +119,9 @@ pub fn run_study(
         let base_pub = m.published.get(&study.variants[m.base].tag).copied();
         let mut rows = Vec::new();
         for (vi, v) in study.variants.iter().enumerate() {
+            if !m.variants.is_empty() && !m.variants.contains(&vi) {
+                continue;
+            }
             let vals = values(vi)?;
             let is_base = vi == m.base;
             let identical = !is_base && vals.iter().zip(&base_values).all(|(a, b)| a == b);
@@ -299,5 +302,55 @@ mod tests {
         );
         assert_eq!(agreement(Worse, Some(Better), false, false), Some(false));
         assert_eq!(agreement(Better, Some(Better), false, true), None);
+    }
+
+    #[test]
+    fn a_metric_can_cover_some_variants_only() {
+        let text = |extra: &str| {
+            format!(
+                r#"
+title = "t"
+[scenario]
+machine = "smp:1"
+duration = "20ms"
+workloads = ["spinner -n 1 --sleep 1ms --work 1ms"]
+[[variant]]
+tag = "a"
+[[variant]]
+tag = "b"
+settings = ["hz=1000"]
+[[variant]]
+tag = "c"
+settings = ["hz=100"]
+[[metric]]
+name = "switches"
+path = "perf.context_switches"
+{extra}
+"#
+            )
+        };
+        let dir = std::path::Path::new(".");
+        let study = crate::experiment::study::parse_study(
+            &text("base = \"b\"\nvariants = [\"b\", \"c\"]"),
+            "t",
+            "t.toml",
+            dir,
+        )
+        .unwrap();
+        let r = run_study(&study, &[1], 1, &|_, _| {}).unwrap();
+        let tags: Vec<&str> = r.metrics[0].rows.iter().map(|x| x.tag.as_str()).collect();
+        assert_eq!(tags, ["b", "c"]);
+        assert!(r.metrics[0].rows[0].is_base);
+        for (extra, want) in [
+            ("variants = [\"a\", \"x\"]", "'x' is not a variant"),
+            (
+                "base = \"a\"\nvariants = [\"b\", \"c\"]",
+                "base 'a' is not in its variants",
+            ),
+        ] {
+            let e = crate::experiment::study::parse_study(&text(extra), "t", "t.toml", dir)
+                .unwrap_err();
+            assert!(e.to_string().contains(want), "{e}");
+        }
     }
 }
