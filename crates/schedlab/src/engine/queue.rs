@@ -76,7 +76,7 @@ impl CpuTimer {
 /// (time, seq) key; the smallest runs first.
 type Key = (Ns, u64);
 
-/// Bits of a timer heap entry's tag that hold the slot (6 timers × 174,762 CPUs); the
+/// Bits of a timer heap entry's tag that hold the slot (7 timers × 149,796 CPUs); the
 /// sequence number sits above them, so tags order as sequence numbers do.
 const SLOT_BITS: u32 = 20;
 
@@ -275,6 +275,11 @@ impl SlotHeap {
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<(Key, EventBits)>>,
+    /// The work timers (slot = CPU) apart from the other per-CPU timers: busy periods
+    /// are microseconds and ticks milliseconds, so in one heap a re-armed work timer
+    /// sifted past the ticks at the leaves; apart, each heap is half as big.
+    work: SlotHeap,
+    /// Every other per-CPU timer (slot = cpu × NR_CPU_TIMERS + timer).
     timers: SlotHeap,
     seq: u64,
     /// The timer slot `pop` returned last, still at the root of `timers`: its handler
@@ -347,7 +352,18 @@ impl EventQueue {
         if self.fired == Some(slot as u32) {
             self.fired = None;
         }
-        self.timers.set(slot, (at, seq));
+        let (heap, i) = self.heap_of(slot);
+        heap.set(i, (at, seq));
+    }
+
+    /// The heap holding global timer slot `slot`, and the slot's index in it.
+    #[inline]
+    fn heap_of(&mut self, slot: usize) -> (&mut SlotHeap, usize) {
+        if slot % NR_CPU_TIMERS == CpuTimer::Work as usize {
+            (&mut self.work, slot / NR_CPU_TIMERS)
+        } else {
+            (&mut self.timers, slot)
+        }
     }
 
     pub fn cancel(&mut self, cpu: CpuId, timer: CpuTimer) {
@@ -355,18 +371,36 @@ impl EventQueue {
         if self.fired == Some(slot as u32) {
             self.fired = None;
         }
-        self.timers.remove(slot);
+        let (heap, i) = self.heap_of(slot);
+        heap.remove(i);
     }
 
     pub fn is_armed(&self, cpu: CpuId, timer: CpuTimer) -> bool {
         let slot = cpu * NR_CPU_TIMERS + timer as usize;
-        self.fired != Some(slot as u32) && self.timers.armed(slot)
+        self.fired != Some(slot as u32)
+            && match timer {
+                CpuTimer::Work => self.work.armed(cpu),
+                _ => self.timers.armed(slot),
+            }
     }
 
     /// Drop the last fired timer if its handler did not re-arm it.
     fn retire_fired(&mut self) {
         if let Some(slot) = self.fired.take() {
-            self.timers.remove(slot as usize);
+            let (heap, i) = self.heap_of(slot as usize);
+            heap.remove(i);
+        }
+    }
+
+    /// The earlier root of the two timer heaps, as (key, global slot).
+    #[inline]
+    fn timer_peek(&self) -> Option<(Key, u32)> {
+        let w = self.work.peek();
+        let t = self.timers.peek();
+        match (w, t) {
+            (Some((wk, cpu)), Some((tk, _))) if wk < tk => Some((wk, cpu * NR_CPU_TIMERS as u32)),
+            (Some((wk, cpu)), None) => Some((wk, cpu * NR_CPU_TIMERS as u32)),
+            (_, t) => t,
         }
     }
 
@@ -377,12 +411,19 @@ impl EventQueue {
         if self.fired != Some(slot as u32) {
             self.retire_fired();
         }
-        let t = self.timers.earliest_except(slot);
+        let (w, t) = if timer == CpuTimer::Work {
+            (
+                self.work.earliest_except(cpu),
+                self.timers.peek().map(|p| p.0),
+            )
+        } else {
+            (
+                self.work.peek().map(|p| p.0),
+                self.timers.earliest_except(slot),
+            )
+        };
         let g = self.heap.peek().map(|r| r.0 .0);
-        match (g, t) {
-            (Some(a), Some(b)) => Some(a.min(b).0),
-            (a, b) => a.or(b).map(|k| k.0),
-        }
+        [g, w, t].into_iter().flatten().min().map(|k| k.0)
     }
 
     /// Remove and return the earliest event.
@@ -395,7 +436,7 @@ impl EventQueue {
     pub fn pop_until(&mut self, until: Ns) -> Option<(Ns, Event)> {
         self.retire_fired();
         let general = self.heap.peek().map(|r| r.0 .0);
-        let timer = self.timers.peek();
+        let timer = self.timer_peek();
         match (general, timer) {
             (Some(g), Some((t, slot))) if t < g => self.pop_timer(t, slot, until),
             (None, Some((t, slot))) => self.pop_timer(t, slot, until),
@@ -416,7 +457,7 @@ impl EventQueue {
     pub fn peek_time(&mut self) -> Option<Ns> {
         self.retire_fired();
         let g = self.heap.peek().map(|r| r.0 .0);
-        let t = self.timers.peek().map(|p| p.0);
+        let t = self.timer_peek().map(|p| p.0);
         match (g, t) {
             (Some(a), Some(b)) => Some(a.min(b).0),
             (a, b) => a.or(b).map(|k| k.0),
@@ -425,7 +466,8 @@ impl EventQueue {
 
     /// Pending events (one-off events plus armed timers).
     pub fn len(&self) -> usize {
-        self.heap.len() + self.timers.heap.len() - usize::from(self.fired.is_some())
+        self.heap.len() + self.work.heap.len() + self.timers.heap.len()
+            - usize::from(self.fired.is_some())
     }
 
     pub fn is_empty(&self) -> bool {
