@@ -103,6 +103,7 @@ impl Sched {
         };
         s.groups.push(super::fair::group::TaskGroup::root(n));
         s.build_smt_siblings();
+        s.refresh_base_speeds();
         s.cfg.eas_capable = s.machine_eas_capable();
         s.em = (0..s.machine.freq_domains.len())
             .map(|d| super::energy_model::em_perf_domain(&s.machine, d))

@@ -352,6 +352,10 @@ pub struct RqSim {
     pub idle_since: Option<Ns>,
     pub idle_ns: Ns,
     pub meter: PowerMeter,
+    /// Machine::speed of the CPU (capacity at the current frequency), kept up to date
+    /// when the frequency changes: read on every progress update without touching the
+    /// machine's CPU and domain records.
+    pub(crate) base_speed: u64,
 }
 
 /// Simulation-wide knobs the kernel model reads.

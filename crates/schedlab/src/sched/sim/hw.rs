@@ -39,6 +39,20 @@ impl Sched {
         self.smt_busy = vec![0; dense.len()];
     }
 
+    /// Cache Machine::speed of domain `d`'s CPUs (after its frequency changed).
+    pub(crate) fn refresh_base_speed(&mut self, d: usize) {
+        for &cpu in &self.machine.freq_domains[d].cpus {
+            self.rqs[cpu].sim.base_speed = self.machine.speed(cpu);
+        }
+    }
+
+    /// Cache Machine::speed of every CPU.
+    pub(crate) fn refresh_base_speeds(&mut self) {
+        for cpu in 0..self.rqs.len() {
+            self.rqs[cpu].sim.base_speed = self.machine.speed(cpu);
+        }
+    }
+
     /// Count `cpu` in or out of its core's busy threads (the switch that sets rq->curr).
     pub(crate) fn note_smt_busy(&mut self, cpu: CpuId, busy: bool) {
         if let Some(&core) = self.smt_core.get(cpu).filter(|&&c| c != u32::MAX) {
@@ -51,7 +65,12 @@ impl Sched {
     /// times the SMT share. With n busy threads a core delivers 1 + (n−1)·g lone-thread
     /// throughputs, g = 2·smt_busy_speed_pct/100 − 1, split evenly (SMT2 at 62%: 1.24×).
     pub fn cpu_speed(&self, cpu: CpuId) -> u64 {
-        let base = self.machine.speed(cpu);
+        let base = self.rqs[cpu].sim.base_speed;
+        debug_assert_eq!(
+            base,
+            self.machine.speed(cpu),
+            "stale base_speed of CPU {cpu}"
+        );
         let busy_siblings = match self.smt_core.get(cpu) {
             Some(&core) if core != u32::MAX => {
                 let busy = self.smt_busy[core as usize] as u64;
