@@ -80,6 +80,7 @@ impl Sched {
             smt_mask: Vec::new(),
             smt_core: Vec::new(),
             smt_busy: Vec::new(),
+            smt_share_pct: Vec::new(),
             placement_visits: 0,
             placement: Default::default(),
             overhead: super::sim::overhead::SchedOverhead::new(n),

@@ -498,6 +498,9 @@ pub struct Sched {
     /// progress update) reads one counter instead of every sibling's runqueue.
     pub(crate) smt_core: Vec<u32>,
     pub(crate) smt_busy: Vec<u8>,
+    /// cpu_speed's per-thread share in percent by busy sibling count (index 0: alone),
+    /// computed once from the machine's smt_busy_speed_pct: no division per update.
+    pub(crate) smt_share_pct: Vec<u64>,
     /// CPUs examined by the placement in progress (charged as scan time).
     pub placement_visits: u64,
     pub placement: super::fair::placement::PlacementStats,

@@ -37,6 +37,12 @@ impl Sched {
             })
             .collect();
         self.smt_busy = vec![0; dense.len()];
+        let threads = by_core.values().map(Vec::len).max().unwrap_or(1);
+        let g_pct = (2 * self.machine.costs.smt_busy_speed_pct as u64).saturating_sub(100);
+        // per-thread share in percent with n busy threads: (100 + (n−1)·g) / n
+        self.smt_share_pct = (1..=threads as u64)
+            .map(|n| (100 + (n - 1) * g_pct) / n)
+            .collect();
     }
 
     /// Cache Machine::speed of domain `d`'s CPUs (after its frequency changed).
@@ -81,10 +87,7 @@ impl Sched {
         if busy_siblings == 0 {
             return base;
         }
-        let n = busy_siblings + 1;
-        let g_pct = (2 * self.machine.costs.smt_busy_speed_pct as u64).saturating_sub(100);
-        // per-thread share in percent: (100 + (n−1)·g) / n
-        let share_pct = (100 + (n - 1) * g_pct) / n;
+        let share_pct = self.smt_share_pct[busy_siblings as usize];
         (base * share_pct / 100).max(1)
     }
 
