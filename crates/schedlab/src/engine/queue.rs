@@ -272,6 +272,15 @@ impl SlotHeap {
     }
 }
 
+/// The earlier of two optional keys.
+#[inline]
+fn earliest(a: Option<Key>, b: Option<Key>) -> Option<Key> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<(Key, EventBits)>>,
@@ -423,7 +432,7 @@ impl EventQueue {
             )
         };
         let g = self.heap.peek().map(|r| r.0 .0);
-        [g, w, t].into_iter().flatten().min().map(|k| k.0)
+        earliest(earliest(g, w), t).map(|k| k.0)
     }
 
     /// Remove and return the earliest event.
@@ -458,10 +467,7 @@ impl EventQueue {
         self.retire_fired();
         let g = self.heap.peek().map(|r| r.0 .0);
         let t = self.timer_peek().map(|p| p.0);
-        match (g, t) {
-            (Some(a), Some(b)) => Some(a.min(b).0),
-            (a, b) => a.or(b).map(|k| k.0),
-        }
+        earliest(g, t).map(|k| k.0)
     }
 
     /// Pending events (one-off events plus armed timers).
