@@ -524,6 +524,25 @@ mod tests {
     }
 
     #[test]
+    fn earliest_except_looks_past_the_timer_in_both_heaps() {
+        let mut q = EventQueue::default();
+        q.arm(0, CpuTimer::Work, 10);
+        q.arm(1, CpuTimer::Work, 30);
+        q.arm(0, CpuTimer::Tick, 20);
+        q.push(40, Event::TimerWake(7));
+        assert_eq!(q.earliest_except(0, CpuTimer::Work), Some(20));
+        assert_eq!(q.earliest_except(0, CpuTimer::Tick), Some(10));
+        assert_eq!(q.pop(), Some((10, Event::WorkDone(0))));
+        // The fired work timer is not re-armed: the next look retires it.
+        assert_eq!(q.earliest_except(0, CpuTimer::Tick), Some(30));
+        assert_eq!(q.peek_time(), Some(20));
+        q.cancel(0, CpuTimer::Tick);
+        q.cancel(1, CpuTimer::Work);
+        assert_eq!(q.earliest_except(0, CpuTimer::Work), Some(40));
+        assert_eq!(q.len(), 1);
+    }
+
+    #[test]
     fn rearming_replaces_and_cancel_removes() {
         let mut q = EventQueue::default();
         q.arm(0, CpuTimer::Work, 100);
