@@ -76,7 +76,7 @@ impl CpuTimer {
 /// (time, seq) key; the smallest runs first.
 type Key = (Ns, u64);
 
-/// Bits of a timer heap entry's tag that hold the slot (6 timers × 174,762 CPUs); the
+/// Bits of a timer heap entry's tag that hold the slot (7 timers × 149,796 CPUs); the
 /// sequence number sits above them, so tags order as sequence numbers do.
 const SLOT_BITS: u32 = 20;
 
@@ -272,9 +272,23 @@ impl SlotHeap {
     }
 }
 
+/// The earlier of two optional keys.
+#[inline]
+fn earliest(a: Option<Key>, b: Option<Key>) -> Option<Key> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<(Key, EventBits)>>,
+    /// The work timers (slot = CPU) apart from the other per-CPU timers: busy periods
+    /// are microseconds and ticks milliseconds, so in one heap a re-armed work timer
+    /// sifted past the ticks at the leaves; apart, each heap is half as big.
+    work: SlotHeap,
+    /// Every other per-CPU timer (slot = cpu × NR_CPU_TIMERS + timer).
     timers: SlotHeap,
     seq: u64,
     /// The timer slot `pop` returned last, still at the root of `timers`: its handler
@@ -347,7 +361,18 @@ impl EventQueue {
         if self.fired == Some(slot as u32) {
             self.fired = None;
         }
-        self.timers.set(slot, (at, seq));
+        let (heap, i) = self.heap_of(slot);
+        heap.set(i, (at, seq));
+    }
+
+    /// The heap holding global timer slot `slot`, and the slot's index in it.
+    #[inline]
+    fn heap_of(&mut self, slot: usize) -> (&mut SlotHeap, usize) {
+        if slot % NR_CPU_TIMERS == CpuTimer::Work as usize {
+            (&mut self.work, slot / NR_CPU_TIMERS)
+        } else {
+            (&mut self.timers, slot)
+        }
     }
 
     pub fn cancel(&mut self, cpu: CpuId, timer: CpuTimer) {
@@ -355,18 +380,36 @@ impl EventQueue {
         if self.fired == Some(slot as u32) {
             self.fired = None;
         }
-        self.timers.remove(slot);
+        let (heap, i) = self.heap_of(slot);
+        heap.remove(i);
     }
 
     pub fn is_armed(&self, cpu: CpuId, timer: CpuTimer) -> bool {
         let slot = cpu * NR_CPU_TIMERS + timer as usize;
-        self.fired != Some(slot as u32) && self.timers.armed(slot)
+        self.fired != Some(slot as u32)
+            && match timer {
+                CpuTimer::Work => self.work.armed(cpu),
+                _ => self.timers.armed(slot),
+            }
     }
 
     /// Drop the last fired timer if its handler did not re-arm it.
     fn retire_fired(&mut self) {
         if let Some(slot) = self.fired.take() {
-            self.timers.remove(slot as usize);
+            let (heap, i) = self.heap_of(slot as usize);
+            heap.remove(i);
+        }
+    }
+
+    /// The earlier root of the two timer heaps, as (key, global slot).
+    #[inline]
+    fn timer_peek(&self) -> Option<(Key, u32)> {
+        let w = self.work.peek();
+        let t = self.timers.peek();
+        match (w, t) {
+            (Some((wk, cpu)), Some((tk, _))) if wk < tk => Some((wk, cpu * NR_CPU_TIMERS as u32)),
+            (Some((wk, cpu)), None) => Some((wk, cpu * NR_CPU_TIMERS as u32)),
+            (_, t) => t,
         }
     }
 
@@ -377,12 +420,19 @@ impl EventQueue {
         if self.fired != Some(slot as u32) {
             self.retire_fired();
         }
-        let t = self.timers.earliest_except(slot);
+        let (w, t) = if timer == CpuTimer::Work {
+            (
+                self.work.earliest_except(cpu),
+                self.timers.peek().map(|p| p.0),
+            )
+        } else {
+            (
+                self.work.peek().map(|p| p.0),
+                self.timers.earliest_except(slot),
+            )
+        };
         let g = self.heap.peek().map(|r| r.0 .0);
-        match (g, t) {
-            (Some(a), Some(b)) => Some(a.min(b).0),
-            (a, b) => a.or(b).map(|k| k.0),
-        }
+        earliest(earliest(g, w), t).map(|k| k.0)
     }
 
     /// Remove and return the earliest event.
@@ -395,7 +445,7 @@ impl EventQueue {
     pub fn pop_until(&mut self, until: Ns) -> Option<(Ns, Event)> {
         self.retire_fired();
         let general = self.heap.peek().map(|r| r.0 .0);
-        let timer = self.timers.peek();
+        let timer = self.timer_peek();
         match (general, timer) {
             (Some(g), Some((t, slot))) if t < g => self.pop_timer(t, slot, until),
             (None, Some((t, slot))) => self.pop_timer(t, slot, until),
@@ -416,16 +466,14 @@ impl EventQueue {
     pub fn peek_time(&mut self) -> Option<Ns> {
         self.retire_fired();
         let g = self.heap.peek().map(|r| r.0 .0);
-        let t = self.timers.peek().map(|p| p.0);
-        match (g, t) {
-            (Some(a), Some(b)) => Some(a.min(b).0),
-            (a, b) => a.or(b).map(|k| k.0),
-        }
+        let t = self.timer_peek().map(|p| p.0);
+        earliest(g, t).map(|k| k.0)
     }
 
     /// Pending events (one-off events plus armed timers).
     pub fn len(&self) -> usize {
-        self.heap.len() + self.timers.heap.len() - usize::from(self.fired.is_some())
+        self.heap.len() + self.work.heap.len() + self.timers.heap.len()
+            - usize::from(self.fired.is_some())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -473,6 +521,25 @@ mod tests {
         assert_eq!(q.peek_time(), Some(30));
         assert_eq!(q.pop(), Some((30, Event::Tick(1))));
         assert_eq!((q.pop(), q.len()), (None, 0));
+    }
+
+    #[test]
+    fn earliest_except_looks_past_the_timer_in_both_heaps() {
+        let mut q = EventQueue::default();
+        q.arm(0, CpuTimer::Work, 10);
+        q.arm(1, CpuTimer::Work, 30);
+        q.arm(0, CpuTimer::Tick, 20);
+        q.push(40, Event::TimerWake(7));
+        assert_eq!(q.earliest_except(0, CpuTimer::Work), Some(20));
+        assert_eq!(q.earliest_except(0, CpuTimer::Tick), Some(10));
+        assert_eq!(q.pop(), Some((10, Event::WorkDone(0))));
+        // The fired work timer is not re-armed: the next look retires it.
+        assert_eq!(q.earliest_except(0, CpuTimer::Tick), Some(30));
+        assert_eq!(q.peek_time(), Some(20));
+        q.cancel(0, CpuTimer::Tick);
+        q.cancel(1, CpuTimer::Work);
+        assert_eq!(q.earliest_except(0, CpuTimer::Work), Some(40));
+        assert_eq!(q.len(), 1);
     }
 
     #[test]

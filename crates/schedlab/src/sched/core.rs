@@ -80,6 +80,7 @@ impl Sched {
             smt_mask: Vec::new(),
             smt_core: Vec::new(),
             smt_busy: Vec::new(),
+            smt_share_pct: Vec::new(),
             placement_visits: 0,
             placement: Default::default(),
             overhead: super::sim::overhead::SchedOverhead::new(n),
@@ -103,6 +104,7 @@ impl Sched {
         };
         s.groups.push(super::fair::group::TaskGroup::root(n));
         s.build_smt_siblings();
+        s.refresh_base_speeds();
         s.cfg.eas_capable = s.machine_eas_capable();
         s.em = (0..s.machine.freq_domains.len())
             .map(|d| super::energy_model::em_perf_domain(&s.machine, d))

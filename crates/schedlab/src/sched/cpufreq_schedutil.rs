@@ -130,6 +130,7 @@ impl Sched {
             };
             self.machine.freq_domains[d].cur_khz = khz;
         }
+        self.refresh_base_speeds();
     }
 
     /// cpufreq_update_util: a root cfs_rq's utilisation changed, or a task woke from IO
@@ -292,6 +293,7 @@ impl Sched {
             self.settle_progress(cpu);
         }
         self.machine.freq_domains[d].cur_khz = khz;
+        self.refresh_base_speed(d);
         for &cpu in &cpus {
             self.arm_work(cpu);
         }

@@ -352,6 +352,10 @@ pub struct RqSim {
     pub idle_since: Option<Ns>,
     pub idle_ns: Ns,
     pub meter: PowerMeter,
+    /// Machine::speed of the CPU (capacity at the current frequency), kept up to date
+    /// when the frequency changes: read on every progress update without touching the
+    /// machine's CPU and domain records.
+    pub(crate) base_speed: u64,
 }
 
 /// Simulation-wide knobs the kernel model reads.
@@ -494,6 +498,9 @@ pub struct Sched {
     /// progress update) reads one counter instead of every sibling's runqueue.
     pub(crate) smt_core: Vec<u32>,
     pub(crate) smt_busy: Vec<u8>,
+    /// cpu_speed's per-thread share in percent by busy sibling count (index 0: alone),
+    /// computed once from the machine's smt_busy_speed_pct: no division per update.
+    pub(crate) smt_share_pct: Vec<u64>,
     /// CPUs examined by the placement in progress (charged as scan time).
     pub placement_visits: u64,
     pub placement: super::fair::placement::PlacementStats,

@@ -40,6 +40,7 @@ pub enum FairGen {
 impl KernelVersion {
     /// The fair deadline server (dl_server, "sched/fair: Fair server interface" and the
     /// removal of default RT throttling, v6.12) protects fair tasks from RT starvation.
+    #[inline]
     pub fn has_fair_server(self) -> bool {
         self >= KernelVersion::V6_12
     }

@@ -71,6 +71,9 @@ pub struct Interpreter {
     fork_counts: Vec<u32>,
     /// Tasks forked since the run loop last looked (it counts them as live).
     pub spawned: usize,
+    /// Some program (or fork template) takes a per-CPU spinlock: without one the run
+    /// loop need not look at the next op for failed spin retries on every event.
+    spins: bool,
 }
 
 /// rt-app's FORKS_LIMIT: a fork target created this many times stops further forks.
@@ -110,6 +113,15 @@ impl Interpreter {
             })
             .collect::<Result<Vec<_>, String>>()?;
         check_objects(workload, nr_cpus)?;
+        let spins = workload
+            .tasks
+            .iter()
+            .chain(workload.templates.iter().map(|t| &t.spec))
+            .any(|t| {
+                t.program
+                    .iter()
+                    .any(|op| matches!(op, Op::SpinLockCpu { .. }))
+            });
         Ok(Interpreter {
             progs,
             timers: vec![None; workload.timers.len()],
@@ -123,6 +135,7 @@ impl Interpreter {
             template_partners,
             fork_counts: vec![0; workload.templates.len()],
             spawned: 0,
+            spins,
         })
     }
 
@@ -357,6 +370,9 @@ impl Interpreter {
     /// Whether `p`'s next step on `cpu` is a `SpinLockCpu` retry that fails: the lock is
     /// held by another task, and only a step of that task can release it.
     pub fn spin_retry_fails(&self, p: TaskId, cpu: CpuId) -> bool {
+        if !self.spins {
+            return false;
+        }
         let st = &self.progs[p];
         match st.program.get(st.pc) {
             Some(Op::SpinLockCpu { first_obj }) => {

@@ -32,15 +32,24 @@ impl Sched {
     /// kernel's enqueue_task_fair / dequeue_task_fair calls when rq->cfs.h_nr_queued
     /// leaves or reaches 0; here also checked at the pick and the tick for the paths,
     /// such as load-balance migrations, that enqueue fair tasks directly).
+    /// Inlined: on every enqueue, dequeue, pick and tick the state almost never changes.
+    #[inline]
     pub(crate) fn dl_server_sync(&mut self, cpu: CpuId) {
         if !self.has_fair_server() {
             return;
         }
-        let runnable = self.cfs_rqs[self.rqs[cpu].cfs].h_nr_queued > 0;
-        let active = self.rqs[cpu].dl.fair_server.dl_server_active;
-        if runnable && !active {
+        let rq = &self.rqs[cpu];
+        let runnable = self.cfs_rqs[rq.cfs].h_nr_queued > 0;
+        if runnable != rq.dl.fair_server.dl_server_active {
+            self.dl_server_toggle(cpu, runnable);
+        }
+    }
+
+    #[inline(never)]
+    fn dl_server_toggle(&mut self, cpu: CpuId, runnable: bool) {
+        if runnable {
             self.dl_server_start(cpu);
-        } else if !runnable && active {
+        } else {
             self.dl_server_stop(cpu);
         }
     }
@@ -94,11 +103,20 @@ impl Sched {
 
     /// dl_server_update from the fair class's update_curr: a fair task ran `delta` ns on
     /// `cpu` (on the server's behalf or in the background, both charge it).
+    /// Inlined with update_curr_dl_se's common case: a deferred server waiting for its
+    /// zero-laxity point that keeps runtime left only loses the delta.
+    #[inline]
     pub(crate) fn dl_server_update(&mut self, cpu: CpuId, delta: Ns) {
-        if !self.rqs[cpu].dl.fair_server.dl_server_active {
+        let e = &mut self.rqs[cpu].dl.fair_server;
+        if !e.dl_server_active {
             return;
         }
-        self.update_curr_dl_se(cpu, DlSe::Server(cpu), delta as i64);
+        let delta = delta as i64;
+        if delta > 0 && e.dl_defer && e.dl_throttled && !e.dl_yielded && e.runtime > delta {
+            e.runtime -= delta;
+            return;
+        }
+        self.update_curr_dl_se(cpu, DlSe::Server(cpu), delta);
     }
 
     /// dl_server_timer: the deferred server reached its zero-laxity point (unless it can

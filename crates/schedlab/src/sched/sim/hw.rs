@@ -37,6 +37,26 @@ impl Sched {
             })
             .collect();
         self.smt_busy = vec![0; dense.len()];
+        let threads = by_core.values().map(Vec::len).max().unwrap_or(1);
+        let g_pct = (2 * self.machine.costs.smt_busy_speed_pct as u64).saturating_sub(100);
+        // per-thread share in percent with n busy threads: (100 + (n−1)·g) / n
+        self.smt_share_pct = (1..=threads as u64)
+            .map(|n| (100 + (n - 1) * g_pct) / n)
+            .collect();
+    }
+
+    /// Cache Machine::speed of domain `d`'s CPUs (after its frequency changed).
+    pub(crate) fn refresh_base_speed(&mut self, d: usize) {
+        for &cpu in &self.machine.freq_domains[d].cpus {
+            self.rqs[cpu].sim.base_speed = self.machine.speed(cpu);
+        }
+    }
+
+    /// Cache Machine::speed of every CPU.
+    pub(crate) fn refresh_base_speeds(&mut self) {
+        for cpu in 0..self.rqs.len() {
+            self.rqs[cpu].sim.base_speed = self.machine.speed(cpu);
+        }
     }
 
     /// Count `cpu` in or out of its core's busy threads (the switch that sets rq->curr).
@@ -51,7 +71,12 @@ impl Sched {
     /// times the SMT share. With n busy threads a core delivers 1 + (n−1)·g lone-thread
     /// throughputs, g = 2·smt_busy_speed_pct/100 − 1, split evenly (SMT2 at 62%: 1.24×).
     pub fn cpu_speed(&self, cpu: CpuId) -> u64 {
-        let base = self.machine.speed(cpu);
+        let base = self.rqs[cpu].sim.base_speed;
+        debug_assert_eq!(
+            base,
+            self.machine.speed(cpu),
+            "stale base_speed of CPU {cpu}"
+        );
         let busy_siblings = match self.smt_core.get(cpu) {
             Some(&core) if core != u32::MAX => {
                 let busy = self.smt_busy[core as usize] as u64;
@@ -62,10 +87,7 @@ impl Sched {
         if busy_siblings == 0 {
             return base;
         }
-        let n = busy_siblings + 1;
-        let g_pct = (2 * self.machine.costs.smt_busy_speed_pct as u64).saturating_sub(100);
-        // per-thread share in percent: (100 + (n−1)·g) / n
-        let share_pct = (100 + (n - 1) * g_pct) / n;
+        let share_pct = self.smt_share_pct[busy_siblings as usize];
         (base * share_pct / 100).max(1)
     }
 
