@@ -52,6 +52,11 @@ pub struct VariantRow {
     /// Every seed's value equals the base's bit for bit: the variant did nothing to this
     /// metric (an inert knob), so "unchanged" cannot count as agreement.
     pub identical_to_base: bool,
+    /// The tag of the variant every seed equals bit for bit, when that is the metric's
+    /// base or the study's first variant (the run without any switch): the switch did
+    /// nothing here, so the row is not counted (a table B row compared against another
+    /// variant stays inert if it equals the unswitched run).
+    pub identical_to: Option<String>,
     /// Whether this row agrees with the thread (None: the thread has no number here).
     pub agrees: Option<bool>,
     /// The row perc_diff is taken against.
@@ -124,7 +129,17 @@ pub fn run_study(
             }
             let vals = values(vi)?;
             let is_base = vi == m.base;
-            let identical = !is_base && vals.iter().zip(&base_values).all(|(a, b)| a == b);
+            let same = |other: &[f64]| vals.iter().zip(other).all(|(a, b)| a == b);
+            let identical = !is_base && same(&base_values);
+            let identical_to = if is_base {
+                None
+            } else if identical {
+                Some(study.variants[m.base].tag.clone())
+            } else if vi != 0 && m.base != 0 && same(&values(0)?) {
+                Some(study.variants[0].tag.clone())
+            } else {
+                None
+            };
             let s = Summary::of(&vals);
             let diff = perc_diff(base.mean, s.mean);
             let p = welch(&base, &s).2;
@@ -152,8 +167,9 @@ pub fn run_study(
                 published,
                 published_perc_diff: pub_diff,
                 theirs,
+                agrees: agreement(ours, theirs, identical_to.is_some(), is_base),
                 identical_to_base: identical,
-                agrees: agreement(ours, theirs, identical, is_base),
+                identical_to,
                 is_base,
             });
         }
@@ -211,7 +227,7 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
     }
     let _ = writeln!(
         s,
-        "- {} seed(s) per variant; ± is the 95% CI; perc_diff against '{}' unless a metric names another (base); a direction counts when |perc_diff| ≥ {UNCHANGED_PCT}% (and p < 0.05 for ours); \"= base\": every seed bit-identical to the base (an inert switch), not counted\n",
+        "- {} seed(s) per variant; ± is the 95% CI; perc_diff against '{}' unless a metric names another (base); a direction counts when |perc_diff| ≥ {UNCHANGED_PCT}% (and p < 0.05 for ours); \"= TAG\": every seed bit-identical to the base or to the study's first variant (an inert switch), not counted\n",
         r.seeds, study.variants[0].tag
     );
     let _ = writeln!(
@@ -227,8 +243,8 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
             let theirs_diff = row
                 .published_perc_diff
                 .map_or("—".to_string(), |d| format!("{}%", num(d)));
-            let ours = if row.identical_to_base {
-                "= base".to_string()
+            let ours = if let Some(tag) = &row.identical_to {
+                format!("= {tag}")
             } else {
                 dir_text(row.ours).to_string()
             };
@@ -352,5 +368,39 @@ path = "perf.context_switches"
                 .unwrap_err();
             assert!(e.to_string().contains(want), "{e}");
         }
+    }
+
+    #[test]
+    fn a_row_equal_to_the_unswitched_run_is_not_counted() {
+        // "b" changes nothing, so against base "c" it only shows what "a" shows: inert.
+        let text = r#"
+title = "t"
+[scenario]
+machine = "smp:1"
+duration = "20ms"
+workloads = ["spinner -n 2 --sleep 1ms --work 1ms"]
+[[variant]]
+tag = "a"
+[[variant]]
+tag = "b"
+[[variant]]
+tag = "c"
+settings = ['workloads=["spinner -n 3 --sleep 1ms --work 1ms"]']
+[[metric]]
+name = "switches"
+path = "perf.context_switches"
+base = "c"
+published = { a = 1, b = 2, c = 1 }
+"#;
+        let study =
+            crate::experiment::study::parse_study(text, "t", "t.toml", std::path::Path::new("."))
+                .unwrap();
+        let r = run_study(&study, &[1, 2], 1, &|_, _| {}).unwrap();
+        let rows = &r.metrics[0].rows;
+        assert_eq!(rows[0].identical_to, None);
+        assert!(rows[0].agrees.is_some(), "a differs from c: counted");
+        assert_eq!(rows[1].identical_to.as_deref(), Some("a"));
+        assert_eq!(rows[1].agrees, None);
+        assert!(render_study(&study, &r).contains("= a / "));
     }
 }
