@@ -102,6 +102,43 @@ fn stress_ng_wait_counts_bogo_ops() {
 }
 
 #[test]
+fn stress_ng_taskset_keeps_every_stressor_on_its_cpus() {
+    let r = run_cmds("smp:4", 1, &["stress-ng --wait 2 --taskset 2-3"]);
+    assert_eq!(r.tasks.len(), 6);
+    for c in &r.cpus {
+        if c.cpu < 2 {
+            assert_eq!(c.busy_ns, 0, "CPU {} is outside --taskset", c.cpu);
+        } else {
+            assert!(c.busy_ns > 0, "CPU {} is in --taskset", c.cpu);
+        }
+    }
+}
+
+#[test]
+fn profile_shares_are_of_all_time_and_of_busy_time() {
+    let r = run_cmds("smp:4", 1, &["stress-ng --wait 1"]);
+    let all = 4.0 * r.sim.time_ns as f64;
+    let busy: u64 = r.cpus.iter().map(|c| c.busy_ns).sum();
+    assert!(
+        busy > 0 && (busy as f64) < all,
+        "one instance leaves CPUs idle"
+    );
+    let round4 = |x: f64| (x * 1e4).round() / 1e4;
+    let mut seen = 0;
+    for e in r.sched_profile.iter().filter(|e| e.ns > 0) {
+        assert_eq!(e.pct, round4(e.ns as f64 / all * 100.0), "{}", e.function);
+        assert_eq!(
+            e.busy_pct,
+            round4(e.ns as f64 / busy as f64 * 100.0),
+            "{}",
+            e.function
+        );
+        seen += 1;
+    }
+    assert!(seen > 0, "a wake-up heavy load books scheduler time");
+}
+
+#[test]
 fn bad_options_are_named() {
     let err = |c: &str| {
         build_workload_on(c, Path::new("."), 8)
@@ -114,6 +151,8 @@ fn bad_options_are_named() {
     assert!(e.contains("--cpus") && e.contains("CPU 9"), "{e}");
     let e = err("stress-ng");
     assert!(e.contains("--wait N"), "{e}");
+    let e = err("stress-ng --wait 1 --taskset 8");
+    assert!(e.contains("--taskset") && e.contains("CPU 8"), "{e}");
     let e = err("stress-ng --wait 1 --wait-ops 10");
     assert!(
         e.contains("--wait-ops") && e.contains("not modelled"),

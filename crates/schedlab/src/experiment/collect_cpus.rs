@@ -32,7 +32,7 @@ pub fn cpu_results(s: &Sched) -> (Vec<CpuResult>, EnergyResult) {
                 package: c.package,
                 node: c.numa_node,
                 capacity: c.capacity,
-                busy_ns: time_ns - rq.sim.idle_ns.min(time_ns),
+                busy_ns: busy_ns(rq, time_ns),
                 idle_ns: rq.sim.idle_ns.min(time_ns),
                 nr_switches: rq.nr_switches,
                 sched_overhead_ns: s.overhead.cpu_ns[rq.cpu],
@@ -74,4 +74,9 @@ pub fn cpu_results(s: &Sched) -> (Vec<CpuResult>, EnergyResult) {
             avg_power_mw: round6(avg_power_mw),
         },
     )
+}
+
+/// A CPU's busy time over a run of `time_ns`: everything but idle (scheduler time included).
+pub(crate) fn busy_ns(rq: &crate::sched::Rq, time_ns: u64) -> u64 {
+    time_ns - rq.sim.idle_ns.min(time_ns)
 }

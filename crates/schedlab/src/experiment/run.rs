@@ -442,6 +442,18 @@ fn sched_profile(
 ) -> Vec<crate::metrics::results::ProfileEntry> {
     use crate::sched::sim::overhead::SchedFn;
     let total = (time_ns as f64) * s.machine.nr_cpus() as f64;
+    let busy: u64 = s
+        .rqs
+        .iter()
+        .map(|rq| super::collect_cpus::busy_ns(rq, time_ns))
+        .sum();
+    let share = |ns: u64, of: f64| {
+        if of > 0.0 {
+            (ns as f64 / of * 100.0 * 1e4).round() / 1e4
+        } else {
+            0.0
+        }
+    };
     let mut v: Vec<_> = SchedFn::ALL
         .iter()
         .map(|f| {
@@ -449,11 +461,8 @@ fn sched_profile(
             crate::metrics::results::ProfileEntry {
                 function: f.name().to_string(),
                 ns,
-                pct: if total > 0.0 {
-                    (ns as f64 / total * 100.0 * 1e4).round() / 1e4
-                } else {
-                    0.0
-                },
+                pct: share(ns, total),
+                busy_pct: share(ns, busy as f64),
             }
         })
         .collect();

@@ -63,6 +63,9 @@ pub struct ProfileEntry {
     /// Share of all CPU time of the machine (CPUs × simulated time), as perf's cycles
     /// percentages over every CPU including idle.
     pub pct: f64,
+    /// Share of the CPUs' busy time (not idle, scheduler time included): perf's cycles
+    /// percentage where idle CPUs sit in a state that stops the cycle counter.
+    pub busy_pct: f64,
 }
 
 /// Energy of the whole machine from the OPP powers (the energy model's view: dynamic

@@ -27,6 +27,7 @@ const OPTS: &[OptSpec] = &[
     long_value("wait-ops"),
     flag('M', "metrics-brief"),
     long_value("metrics"),
+    long_value("taskset"),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,6 +35,9 @@ pub struct Params {
     pub instances: usize,
     pub timeout_ns: Option<Ns>,
     pub metrics: bool,
+    /// `--taskset LIST`: stress-ng sets this affinity before forking, so every stressor
+    /// process inherits it.
+    pub cpus: Option<Vec<usize>>,
 }
 
 pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
@@ -62,11 +66,14 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
         instances: if n == 0 { nr_cpus } else { n },
         timeout_ns,
         metrics: p.has("metrics-brief") || p.has("metrics"),
+        cpus: cmdline::cpus_opt(tool, &p, "taskset", nr_cpus)?,
     })
 }
 
 pub fn build(p: &Params, command: &str) -> Compiled {
-    let task = |comm: &str, program: Vec<Op>| TaskSpec::new(comm.to_string(), program);
+    let task = |comm: &str, program: Vec<Op>| {
+        TaskSpec::new(comm.to_string(), program).cpus(p.cpus.clone())
+    };
     let mut tasks = Vec::new();
     let mut objects = Vec::new();
     for i in 0..p.instances {
