@@ -4,7 +4,7 @@
 # and prints a Markdown table of each variant's perc_diff (and the base's mean) per
 # scale, so one can see where the answers stop drifting. Runs go to OUT/SCALE/.
 #   ci/study_scale.sh BIN NAME 'OLD' 'NEW1,NEW2,…' OUT [SEEDS] [JOBS]
-#   ci/study_scale.sh target/release/schedlab util-fits-capacity '-l 8000' \
+#   ci/study_scale.sh target/release/schedlab util-fits-capacity '-l 5000' \
 #       '-l 2000,-l 4000,-l 8000,-l 16000' /tmp/scale000 5 1
 set -euo pipefail
 bin=$(realpath "$1"); name=$2; old=$3; news=$4; out=$5; seeds=${6:-5}; jobs=${7:-1}

@@ -181,4 +181,7 @@ pub const CASES: &[Case] = &[
     case!("flag-pelt-bare-number", [HOG], ["run", "--pelt-halflife", "32", "-w", "rtapp hog.json"], ["--pelt-halflife", "32ms"]),
     case!("flag-trace-counters-text", [HOG], ["run", "--trace", "t.txt", "--trace-counters", "util", "-w", "rtapp hog.json"], ["--trace-counters", ".pftrace"]),
     case!("flag-json-missing-folder-is-input", [HOG], ["run", "-t", "1ms", "--json", "no/such/dir/r.json", "-w", "rtapp hog.json"], ["--json"]),
+    // ---- studies ----
+    case!("study-full-without-full-size", [("studies/s.toml", "title = \"s\"\n[scenario]\nworkloads = [\"spinner -n 1\"]\n[[variant]]\ntag = \"a\"\n[[variant]]\ntag = \"b\"\n")],
+        ["study", "run", "s", "--full"], ["s.toml", "no [full] size", "without --full"]),
 ];

@@ -24,6 +24,9 @@
 //! published_perc_diff = { UTIL_FITS_CAPACITY = -59.83 }   # as printed, if it was
 //! base = "baseline"           # perc_diff against this variant (default: the first)
 //! variants = ["baseline", "UTIL_FITS_CAPACITY"]   # only these rows (default: all)
+//! [full]                      # `study run --full`: the thread's own size (optional)
+//! scale = "hackbench -l 480000, as the thread ran it; ≈ 15 h on one core"
+//! settings = ['workloads=["hackbench -g 32 -f 20 --threads --pipe -l 480000 -s 100"]']
 //! ```
 
 use super::scenario_toml::{apply_key, apply_setting};
@@ -76,6 +79,8 @@ pub struct Study {
     pub title: String,
     pub thread: String,
     pub scale: String,
+    /// Run at the `[full]` size (`study run --full`).
+    pub full: bool,
     pub notes: String,
     pub seeds: Vec<u64>,
     pub variants: Vec<Variant>,
@@ -103,22 +108,71 @@ fn number(v: &Value) -> Option<f64> {
 
 /// Read `studies/NAME.toml`.
 pub fn load_study(dir: &Path, name: &str) -> Result<Study, InputError> {
+    load_study_sized(dir, name, false)
+}
+
+/// Read `studies/NAME.toml`, at its `[full]` size when `full`.
+pub fn load_study_sized(dir: &Path, name: &str, full: bool) -> Result<Study, InputError> {
     let path = dir.join(format!("{name}.toml"));
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(&path).map_err(|e| {
         InputError::new(&origin, format!("cannot read the study: {e}"))
             .with_fix("`schedlab study list` shows the studies")
     })?;
-    parse_study(&text, name, &origin, dir)
+    parse_study_sized(&text, name, &origin, dir, full)
 }
 
 pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<Study, InputError> {
+    parse_study_sized(text, name, origin, dir, false)
+}
+
+/// The `[full]` table: the scale text and the settings applied to the scenario (before
+/// each variant's own).
+fn full_size(t: &toml::Table, origin: &str) -> Result<Option<(String, Vec<String>)>, InputError> {
+    let Some(v) = t.get("full") else {
+        return Ok(None);
+    };
+    let at = format!("{origin}: [full]");
+    let Value::Table(ft) = v else {
+        return Err(InputError::new(at, "expected a table"));
+    };
+    if let Some(k) = ft
+        .keys()
+        .find(|k| !["scale", "settings"].contains(&k.as_str()))
+    {
+        return Err(InputError::new(&at, format!("unknown key '{k}'"))
+            .with_fix("known keys: scale, settings"));
+    }
+    Ok(Some((string_of(ft, "scale", &at)?, settings_of(ft, &at)?)))
+}
+
+fn settings_of(t: &toml::Table, at: &str) -> Result<Vec<String>, InputError> {
+    match t.get("settings") {
+        None => Ok(Vec::new()),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|s| match s {
+                Value::String(s) => Ok(s.clone()),
+                _ => Err(InputError::new(at, "settings are KEY=VALUE strings")),
+            })
+            .collect(),
+        Some(_) => Err(InputError::new(at, "settings must be an array")),
+    }
+}
+
+pub fn parse_study_sized(
+    text: &str,
+    name: &str,
+    origin: &str,
+    dir: &Path,
+    full: bool,
+) -> Result<Study, InputError> {
     let t: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         InputError::new(origin, format!("malformed TOML: {}", e.message().trim()))
             .with_fix(crate::experiment::scenario_toml::TOML_SYNTAX_FIX)
     })?;
     const KEYS: &[&str] = &[
-        "title", "thread", "scale", "notes", "seeds", "scenario", "variant", "metric",
+        "title", "thread", "scale", "notes", "seeds", "scenario", "variant", "metric", "full",
     ];
     if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(InputError::new(origin, format!("unknown key '{k}'"))
@@ -135,6 +189,21 @@ pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<S
         for (k, v) in st {
             apply_key(&mut base, k, v, &format!("{origin}: scenario"))?;
         }
+    }
+    let mut scale = string_of(&t, "scale", origin)?;
+    if full {
+        let Some((full_scale, settings)) = full_size(&t, origin)? else {
+            return Err(
+                InputError::new(origin, "--full: this study has no [full] size")
+                    .with_fix("run it without --full (its size is the thread's already)"),
+            );
+        };
+        for s in &settings {
+            apply_setting(&mut base, s, &format!("{origin}: [full]"))?;
+        }
+        scale = full_scale;
+    } else {
+        full_size(&t, origin)?;
     }
     let seeds = match t.get("seeds") {
         None => vec![1],
@@ -156,17 +225,7 @@ pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<S
         if tag.is_empty() {
             return Err(InputError::new(at, "missing tag"));
         }
-        let settings: Vec<String> = match vt.get("settings") {
-            None => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .map(|s| match s {
-                    Value::String(s) => Ok(s.clone()),
-                    _ => Err(InputError::new(&at, "settings are KEY=VALUE strings")),
-                })
-                .collect::<Result<_, _>>()?,
-            Some(_) => return Err(InputError::new(at, "settings must be an array")),
-        };
+        let settings = settings_of(vt, &at)?;
         let mut sc = base.clone();
         for s in &settings {
             apply_setting(&mut sc, s, &format!("{at} ({tag})"))?;
@@ -236,7 +295,8 @@ pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<S
         name: name.to_string(),
         title: string_of(&t, "title", origin)?,
         thread: string_of(&t, "thread", origin)?,
-        scale: string_of(&t, "scale", origin)?,
+        scale,
+        full,
         notes: string_of(&t, "notes", origin)?,
         seeds,
         variants,
@@ -329,4 +389,74 @@ pub fn list_studies(dir: &Path) -> Result<Vec<(String, String)>, InputError> {
     }
     out.sort();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = r#"
+title = "t"
+scale = "small"
+[scenario]
+machine = "smp:1"
+workloads = ["spinner -n 1 --sleep 1ms --work 1ms"]
+[full]
+scale = "the thread's"
+settings = ['workloads=["spinner -n 4 --sleep 1ms --work 1ms"]']
+[[variant]]
+tag = "a"
+[[variant]]
+tag = "b"
+settings = ["hz=1000"]
+"#;
+
+    fn parse(text: &str, full: bool) -> Result<Study, InputError> {
+        parse_study_sized(text, "t", "t.toml", Path::new("."), full)
+    }
+
+    #[test]
+    fn full_size_applies_its_settings_to_every_variant() {
+        let small = parse(TEXT, false).unwrap();
+        assert_eq!(small.scale, "small");
+        assert!(!small.full);
+        let big = parse(TEXT, true).unwrap();
+        assert_eq!(big.scale, "the thread's");
+        for (s, b) in small.variants.iter().zip(&big.variants) {
+            assert_eq!(
+                s.scenario.workloads,
+                ["spinner -n 1 --sleep 1ms --work 1ms"]
+            );
+            assert_eq!(
+                b.scenario.workloads,
+                ["spinner -n 4 --sleep 1ms --work 1ms"]
+            );
+            assert_eq!(
+                s.scenario.hz, b.scenario.hz,
+                "the variant's own settings stay"
+            );
+        }
+    }
+
+    #[test]
+    fn full_size_errors_name_the_place() {
+        let none = TEXT.replace("[full]", "[ignored]");
+        let e = parse(&none, false).unwrap_err().to_string();
+        assert!(e.contains("unknown key 'ignored'"), "{e}");
+        let without = TEXT
+            .replace("[full]\n", "")
+            .replace("scale = \"the thread's\"\n", "")
+            .replace(
+                "settings = ['workloads=[\"spinner -n 4 --sleep 1ms --work 1ms\"]']\n",
+                "",
+            );
+        let e = parse(&without, true).unwrap_err().to_string();
+        assert!(e.contains("no [full] size"), "{e}");
+        let bad = TEXT.replace("scale = \"the thread's\"", "size = 3");
+        let e = parse(&bad, false).unwrap_err().to_string();
+        assert!(
+            e.contains("[full]") && e.contains("unknown key 'size'"),
+            "{e}"
+        );
+    }
 }
