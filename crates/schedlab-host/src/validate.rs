@@ -4,10 +4,9 @@
 use crate::compare::{self, row, Kind, Row};
 use crate::host_run::{self, HostOptions, HostRep};
 use crate::{cleanup, rtapp_exec, rtapp_quirks, tools};
-use schedlab::experiment::run::run_workload;
+use schedlab::experiment::run::{run_workload, scenario_machine};
 use schedlab::experiment::RunResult;
 use schedlab::experiment::Scenario;
-use schedlab::machine::presets::machine_from_name;
 use schedlab::workload::{build_workload_for, cmdline::split_words, Compiled};
 use schedlab::InputError;
 
@@ -98,7 +97,7 @@ fn plan(sc: &Scenario, cfg: &Config) -> Result<Plan, InputError> {
 /// The scenario's workload built as the simulator builds it, with rt-app files read the
 /// way rt-app runs them (rtapp_quirks.rs); the warnings go to `notes`.
 pub fn build_workload(sc: &Scenario, notes: &mut Vec<String>) -> Result<Compiled, InputError> {
-    let machine = machine_from_name(&sc.machine)?;
+    let machine = scenario_machine(sc)?;
     let mut wl = Compiled::default();
     for w in &sc.workloads {
         let mut one = build_workload_for(w, &sc.base_dir, &machine, sc.seed)?;

@@ -344,3 +344,65 @@ fn capture_without_cpufreq_takes_the_cpuinfo_mhz() {
     assert_eq!(khz(&without, 0), [2_000_000]);
     assert_eq!(cpuinfo_khz("processor : 0\ncpu MHz : 0.000\n").len(), 0);
 }
+
+#[test]
+fn a_scenarios_costs_table_sets_machine_costs_over_the_preset() {
+    use schedlab::experiment::run::{run_workload, scenario_machine, scenario_workload};
+    use schedlab::experiment::scenario_toml::parse_scenario;
+    let text = r#"
+machine = "smp:2"
+duration = "20ms"
+workloads = ["spinner -n 2 --sleep 1ms --work 1ms"]
+[costs]
+cacheline_cross_numa_ns = 600
+context_switch_ns = 7000
+"#;
+    let sc = parse_scenario(text, "s.toml", Path::new(".")).unwrap();
+    let preset = machine_from_name("smp:2").unwrap().costs;
+    let m = scenario_machine(&sc).unwrap();
+    assert_eq!(m.costs.cacheline_cross_numa_ns, 600);
+    assert_eq!(m.costs.context_switch_ns, 7000);
+    assert_eq!(
+        m.costs.pipe_write_ns, preset.pipe_write_ns,
+        "the others stay"
+    );
+    let r = run_workload(&sc, scenario_workload(&sc).unwrap()).unwrap();
+    let echo = serde_json::to_value(&r.scenario).unwrap();
+    assert_eq!(echo["costs"]["context_switch_ns"], 7000);
+    // Without a [costs] table the result document has no costs key (documents unchanged).
+    let plain = parse_scenario(
+        &text.replace("[costs]", "[ignored]").replace(
+            "[ignored]\ncacheline_cross_numa_ns = 600\ncontext_switch_ns = 7000\n",
+            "",
+        ),
+        "s.toml",
+        Path::new("."),
+    )
+    .unwrap();
+    assert!(plain.costs.is_empty());
+    let r = run_workload(&plain, scenario_workload(&plain).unwrap()).unwrap();
+    assert!(serde_json::to_value(&r.scenario)
+        .unwrap()
+        .get("costs")
+        .is_none());
+    for (bad, want) in [
+        ("[costs]\nnope_ns = 1\n", "unknown cost 'nope_ns'"),
+        (
+            "[costs]\nsmt_busy_speed_pct = 99999999999\n",
+            "smt_busy_speed_pct",
+        ),
+        (
+            "[costs]\ncontext_switch_ns = \"2us\"\n",
+            "context_switch_ns",
+        ),
+    ] {
+        let e = parse_scenario(
+            &format!("machine = \"smp:2\"\n{bad}"),
+            "s.toml",
+            Path::new("."),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("s.toml") && e.contains(want), "{e}");
+    }
+}

@@ -24,6 +24,18 @@ pub fn run_scenario(scenario: &Scenario) -> Result<RunResult, InputError> {
     run_workload(scenario, workload)
 }
 
+/// The scenario's machine: its preset or file, with the scenario's `[costs]` set over it.
+pub fn scenario_machine(scenario: &Scenario) -> Result<Machine, InputError> {
+    let mut machine = machine_from_name(&scenario.machine)?;
+    if !scenario.costs.is_empty() {
+        machine.costs = machine
+            .costs
+            .with_overrides(&scenario.costs)
+            .map_err(|e| InputError::new("scenario: costs", e).with_fix("use a smaller value"))?;
+    }
+    Ok(machine)
+}
+
 /// Check the scenario's settings and build its workload from the `-w` arguments.
 pub fn scenario_workload(scenario: &Scenario) -> Result<Compiled, InputError> {
     // Settings first: a typo in a feature name is reported before any workload file is read.
@@ -33,7 +45,7 @@ pub fn scenario_workload(scenario: &Scenario) -> Result<Compiled, InputError> {
             .with_fix("add -w 'rtapp FILE.json' or a `workloads` list in the scenario file"));
     }
     // Front ends size themselves by the machine and read its per-operation costs.
-    let machine = machine_from_name(&scenario.machine)?;
+    let machine = scenario_machine(scenario)?;
     let mut workload = Compiled::default();
     for w in &scenario.workloads {
         workload.merge(build_workload_for(
@@ -60,7 +72,7 @@ pub fn prepare(
     scenario: &Scenario,
     workload: impl Into<Compiled>,
 ) -> Result<Simulation, InputError> {
-    prepare_on(scenario, machine_from_name(&scenario.machine)?, workload)
+    prepare_on(scenario, scenario_machine(scenario)?, workload)
 }
 
 /// As `prepare`, on a machine built by the caller (tests, generated topologies); the
@@ -188,7 +200,7 @@ pub fn pelt_lshift(halflife_ms: u32) -> Result<u32, InputError> {
 
 /// Check the scenario's machine, features and tick rate; build the first two.
 pub fn check_settings(scenario: &Scenario) -> Result<(Machine, Features), InputError> {
-    let machine = machine_from_name(&scenario.machine)?;
+    let machine = scenario_machine(scenario)?;
     let kernel = kernel_of(scenario, &machine)?;
     let features = check_knobs_for(scenario, kernel)?;
     Ok((machine, features))
@@ -370,6 +382,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             features: s.features.non_default_in(s.cfg.kernel),
             kernel: (s.cfg.kernel != KernelVersion::Current)
                 .then(|| s.cfg.kernel.name().to_string()),
+            costs: scenario.costs.clone(),
             seed: scenario.seed,
             hz: s.cfg.hz,
             preempt: s.cfg.preempt.name().to_string(),

@@ -27,6 +27,9 @@ pub struct Scenario {
     pub governor: crate::sched::cpufreq_schedutil::Governor,
     /// Seeded run-to-run variation (`[noise]`); off by default.
     pub noise: super::noise::Noise,
+    /// Machine cost parameters set over the machine's own (`[costs]`, docs/machines.md),
+    /// to show how an answer depends on an assumed cost.
+    pub costs: std::collections::BTreeMap<String, u64>,
     /// `-w` arguments, `FRONTEND ARGS…`.
     pub workloads: Vec<String>,
     /// Folder that relative workload paths start from.
@@ -61,6 +64,7 @@ impl Default for Scenario {
             governor: Default::default(),
             sysctl: Default::default(),
             noise: Default::default(),
+            costs: Default::default(),
             workloads: Vec::new(),
             base_dir: PathBuf::from("."),
             cgroups: Vec::new(),

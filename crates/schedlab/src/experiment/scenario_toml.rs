@@ -43,6 +43,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "governor",
     "sysctl",
     "noise",
+    "costs",
     "workloads",
     "trace",
     "cgroups",
@@ -268,6 +269,26 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
             other => return Err(wrong_type(&at(), "true or false", other)),
         },
         "noise" => sc.noise = noise(value, src)?,
+        "costs" => {
+            let Value::Table(t) = value else {
+                return Err(wrong_type(&at(), "a table of NAME = VALUE", value));
+            };
+            let known = crate::machine::Costs::names();
+            for (name, v) in t {
+                let place = src.entry("costs", name);
+                if !known.contains(name) {
+                    return Err(InputError::new(place, format!("unknown cost '{name}'"))
+                        .with_fix(format!("known costs: {}", known.join(", "))));
+                }
+                let n = integer(v, &|| place.clone(), 0, u64::MAX)?;
+                let mut one = std::collections::BTreeMap::new();
+                one.insert(name.clone(), n);
+                crate::machine::Costs::default()
+                    .with_overrides(&one)
+                    .map_err(|e| InputError::new(&place, e).with_fix("use a smaller value"))?;
+                sc.costs.insert(name.clone(), n);
+            }
+        }
         "trace" => {
             // A file's trace path starts at its folder; a flag's is the user's, as typed.
             let base = match src {

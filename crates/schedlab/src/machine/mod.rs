@@ -204,6 +204,30 @@ impl Default for Costs {
 }
 
 impl Costs {
+    /// The parameter names, as machine files and scenario `[costs]` tables spell them.
+    pub fn names() -> Vec<String> {
+        match serde_json::to_value(Costs::default()) {
+            Ok(serde_json::Value::Object(m)) => m.keys().cloned().collect(),
+            _ => unreachable!("Costs serializes to an object"),
+        }
+    }
+
+    /// These costs with `overrides` (name → value) set; an error names a value that does
+    /// not fit its parameter.
+    pub fn with_overrides(
+        &self,
+        overrides: &std::collections::BTreeMap<String, u64>,
+    ) -> Result<Costs, String> {
+        let mut v = serde_json::to_value(self).map_err(|e| e.to_string())?;
+        let serde_json::Value::Object(m) = &mut v else {
+            unreachable!("Costs serializes to an object")
+        };
+        for (k, n) in overrides {
+            m.insert(k.clone(), serde_json::Value::from(*n));
+        }
+        serde_json::from_value(v).map_err(|e| e.to_string())
+    }
+
     /// CPU cost of one write(2) of `bytes` on a pipe or a socket.
     pub fn msg_write_ns(&self, socket: bool, bytes: u64) -> Ns {
         let fixed = if socket {

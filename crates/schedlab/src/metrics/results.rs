@@ -102,6 +102,9 @@ pub struct ScenarioEcho {
     /// The kernel version modelled (`--kernel`); absent for the default (current) model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel: Option<String>,
+    /// Machine costs the scenario set over the machine's (`[costs]`); absent without.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub costs: std::collections::BTreeMap<String, u64>,
     pub seed: u64,
     pub hz: u32,
     pub preempt: String,
