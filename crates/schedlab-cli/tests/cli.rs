@@ -5,7 +5,7 @@ use serde_json::Value;
 mod common;
 
 use common::schedlab;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 fn stdout(o: &Output) -> String {
@@ -17,11 +17,11 @@ fn stderr(o: &Output) -> String {
 }
 
 /// A fresh folder under the system temp dir, unique to this test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedlab-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("schedlab-cli-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// Exit code 2 and exactly one line `schedlab: error: …` on stderr; returns that line.
@@ -103,7 +103,8 @@ fn machines_capture_of_a_missing_sysfs_is_an_input_error() {
 
 #[test]
 fn run_accepts_a_machine_file() {
-    let dir = temp_dir("machine-file");
+    let guard = temp_dir("machine-file");
+    let dir = guard.path().to_path_buf();
     let o = schedlab(&["machines", "show", "smt:2x2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let file = dir.join("my.toml");
@@ -197,7 +198,8 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn malformed_toml_reports_line_and_column() {
-    let dir = temp_dir("malformed");
+    let guard = temp_dir("malformed");
+    let dir = guard.path().to_path_buf();
     let file = write_scenario(&dir, "seed = 1\nmachine = \"smp:2\nhz = 250\n");
     let err = expect_input_error(&schedlab(&["run", &file]));
     assert!(err.contains(&format!("{file}:2:")), "{err}");
@@ -207,7 +209,8 @@ fn malformed_toml_reports_line_and_column() {
 
 #[test]
 fn unknown_toml_key_names_the_key_and_the_known_keys() {
-    let dir = temp_dir("unknown-key");
+    let guard = temp_dir("unknown-key");
+    let dir = guard.path().to_path_buf();
     let file = write_scenario(&dir, "mashine = \"smp:2\"\n");
     let err = expect_input_error(&schedlab(&["run", &file]));
     assert!(err.contains(&file), "{err}");
@@ -218,7 +221,8 @@ fn unknown_toml_key_names_the_key_and_the_known_keys() {
 
 #[test]
 fn wrong_toml_type_is_rejected() {
-    let dir = temp_dir("wrong-type");
+    let guard = temp_dir("wrong-type");
+    let dir = guard.path().to_path_buf();
     let file = write_scenario(&dir, "seed = \"one\"\n");
     let err = expect_input_error(&schedlab(&["run", &file]));
     assert!(err.contains("key 'seed'"), "{err}");
@@ -236,7 +240,8 @@ fn missing_scenario_file_is_rejected() {
 fn missing_workload_is_rejected() {
     let err = expect_input_error(&schedlab(&["run"]));
     assert!(err.contains("no workload given"), "{err}");
-    let dir = temp_dir("no-workload");
+    let guard = temp_dir("no-workload");
+    let dir = guard.path().to_path_buf();
     let file = write_scenario(&dir, "machine = \"smp:2\"\nduration = \"1s\"\n");
     let err = expect_input_error(&schedlab(&["run", &file]));
     assert!(err.contains("no workload given"), "{err}");
@@ -253,7 +258,8 @@ fn missing_workload_file_is_rejected() {
 
 #[test]
 fn bad_rtapp_files_are_rejected_with_a_place() {
-    let dir = temp_dir("bad-rtapp");
+    let guard = temp_dir("bad-rtapp");
+    let dir = guard.path().to_path_buf();
     let cases = [
         // (file text, what the one-line error must say)
         // A missing comma (rt-app's json-c allows a trailing one, so that loads).
@@ -321,7 +327,8 @@ fn a_flag_overrides_the_scenario_file() {
 
 #[test]
 fn json_into_a_missing_folder_fails_cleanly() {
-    let dir = temp_dir("json-missing");
+    let guard = temp_dir("json-missing");
+    let dir = guard.path().to_path_buf();
     let target = dir.join("no-such-folder").join("out.json");
     let t = target.display().to_string();
     let o = schedlab(&["run", "examples/two-hogs.toml", "--json", &t]);
@@ -448,7 +455,8 @@ fn two_hogs_human_report() {
 
 #[test]
 fn two_hogs_json_file_is_written_whole() {
-    let dir = temp_dir("json-file");
+    let guard = temp_dir("json-file");
+    let dir = guard.path().to_path_buf();
     let target = dir.join("out.json");
     let t = target.display().to_string();
     let o = schedlab(&["run", "examples/two-hogs.toml", "-q", "--json", &t]);

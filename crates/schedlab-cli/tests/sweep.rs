@@ -3,12 +3,13 @@
 mod common;
 
 use common::{root, schedlab};
-use std::path::PathBuf;
 
-fn sweep_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedlab-sweep-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn sweep_dir(name: &str) -> tempfile::TempDir {
+    let guard = tempfile::Builder::new()
+        .prefix(&format!("schedlab-sweep-{name}-"))
+        .tempdir()
+        .unwrap();
+    let dir = guard.path().to_path_buf();
     std::fs::copy(
         root().join("examples/periodic.json"),
         dir.join("periodic.json"),
@@ -31,12 +32,13 @@ values = [250, 1000]
 "#,
     )
     .unwrap();
-    dir
+    guard
 }
 
 #[test]
 fn sweep_runs_the_grid_and_resumes() {
-    let dir = sweep_dir("grid");
+    let guard = sweep_dir("grid");
+    let dir = guard.path().to_path_buf();
     let file = dir.join("s.toml");
     let o = schedlab(&["sweep", file.to_str().unwrap(), "-j", "2"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -83,7 +85,8 @@ fn sweep_runs_the_grid_and_resumes() {
 
 #[test]
 fn bad_sweep_files_are_input_errors() {
-    let dir = sweep_dir("bad");
+    let guard = sweep_dir("bad");
+    let dir = guard.path().to_path_buf();
     let file = dir.join("bad.toml");
     for (text, needle) in [
         ("grid = 1\n", "unknown key 'grid'"),

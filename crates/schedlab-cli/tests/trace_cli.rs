@@ -16,12 +16,12 @@ fn schedlab(args: &[&str]) -> Output {
         .expect("the schedlab binary runs")
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("schedlab-trace-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder, removed when the returned guard drops.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("schedlab-trace-cli-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 const W: &str = "rtapp examples/periodic.json";
@@ -37,7 +37,8 @@ fn input_error(args: &[&str]) -> String {
 
 #[test]
 fn bad_trace_flags_are_input_errors() {
-    let d = temp_dir("bad");
+    let guard = temp_dir("bad");
+    let d = guard.path();
     let pf = d.join("x.pftrace");
     let pf = pf.to_str().unwrap();
     let base = ["run", "-q", "-m", "smp:2", "-t", "100ms", "-w", W];
@@ -63,14 +64,15 @@ fn bad_trace_flags_are_input_errors() {
     ));
     assert!(e.contains("Perfetto"));
     assert!(
-        std::fs::read_dir(&d).unwrap().next().is_none(),
+        std::fs::read_dir(d).unwrap().next().is_none(),
         "no file left"
     );
 }
 
 #[test]
 fn trace_files_appear_complete() {
-    let d = temp_dir("ok");
+    let guard = temp_dir("ok");
+    let d = guard.path();
     let txt = d.join("t.txt");
     let pf = d.join("t.pftrace");
     for (path, extra) in [(&txt, vec![]), (&pf, vec!["--trace-counters", "all"])] {
@@ -85,7 +87,7 @@ fn trace_files_appear_complete() {
     assert!(text.contains(": sched_switch: prev_comm="));
     let bytes = std::fs::read(&pf).unwrap();
     assert_eq!(bytes[0], 0x0a, "a Trace starts with a packet field");
-    let names: Vec<_> = std::fs::read_dir(&d)
+    let names: Vec<_> = std::fs::read_dir(d)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
@@ -94,7 +96,8 @@ fn trace_files_appear_complete() {
 
 #[test]
 fn scenario_trace_table() {
-    let d = temp_dir("toml");
+    let guard = temp_dir("toml");
+    let d = guard.path();
     let sc = d.join("s.toml");
     let wl = root().join("examples/periodic.json");
     std::fs::write(
@@ -120,7 +123,8 @@ fn scenario_trace_table() {
 #[test]
 fn tasks_forked_during_the_run_are_traced() {
     // Regression: a child forked at run time is not in the tracer's first task table.
-    let d = temp_dir("fork");
+    let guard = temp_dir("fork");
+    let d = guard.path();
     let json = d.join("fork.json");
     std::fs::write(
         &json,

@@ -13,11 +13,11 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_schedlab"))
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedlab-validate-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("schedlab-validate-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// A periodic task and two hogs, with names unique to this test run.
@@ -62,7 +62,8 @@ fn expect_exit_2(o: &Output) -> String {
 
 #[test]
 fn rtapp_json_has_both_columns_for_every_task_and_leaves_nothing_behind() {
-    let dir = temp_dir("rtapp");
+    let guard = temp_dir("rtapp");
+    let dir = guard.path().to_path_buf();
     let tag = format!("v{}", std::process::id() % 100_000);
     let f = tiny_rtapp(&dir, &tag);
     let out = dir.join("out.json");
@@ -123,7 +124,8 @@ fn rtapp_json_has_both_columns_for_every_task_and_leaves_nothing_behind() {
 
 #[test]
 fn ctrl_c_ends_every_task_and_restores_tracefs() {
-    let dir = temp_dir("sigint");
+    let guard = temp_dir("sigint");
+    let dir = guard.path().to_path_buf();
     let tag = format!("c{}", std::process::id() % 100_000);
     let f = tiny_rtapp(&dir, &tag);
     let before = std::fs::read_to_string("/sys/kernel/tracing/set_event_pid").ok();

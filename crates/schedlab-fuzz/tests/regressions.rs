@@ -5,7 +5,11 @@ use schedlab_fuzz::driver::{fuzz, write_fixtures};
 use schedlab_fuzz::targets::{run, Ctx, Outcome, Target, ALL};
 
 fn outcome(t: Target, input: &str) -> Outcome {
-    let dir = std::env::temp_dir().join(format!("schedlab-fuzz-reg-{}", std::process::id()));
+    let guard = tempfile::Builder::new()
+        .prefix("schedlab-fuzz-reg-")
+        .tempdir()
+        .unwrap();
+    let dir = guard.path().to_path_buf();
     write_fixtures(&dir).unwrap();
     let mut ctx = Ctx {
         dir: &dir,
@@ -94,7 +98,11 @@ fn a_task_that_only_yields_does_not_hang_the_run() {
 
 #[test]
 fn a_short_fuzz_run_finds_nothing() {
-    let dir = std::env::temp_dir().join(format!("schedlab-fuzz-smoke-{}", std::process::id()));
+    let guard = tempfile::Builder::new()
+        .prefix("schedlab-fuzz-smoke-")
+        .tempdir()
+        .unwrap();
+    let dir = guard.path().to_path_buf();
     write_fixtures(&dir).unwrap();
     let report = fuzz(&ALL, 20_000, 7, &dir, 16, &mut |_, _| {});
     let total = report.total();

@@ -7,7 +7,11 @@ use schedlab_fuzz::soak::soak;
 
 #[test]
 fn a_short_soak_covers_its_events_without_violations() {
-    let dir = std::env::temp_dir().join(format!("schedlab-soak-test-{}", std::process::id()));
+    let guard = tempfile::Builder::new()
+        .prefix("schedlab-soak-test-")
+        .tempdir()
+        .unwrap();
+    let dir = guard.path().to_path_buf();
     write_fixtures(&dir).unwrap();
     let rep = soak(3_000_000, 5, &dir, 64, &mut |_| {});
     assert!(rep.events >= 3_000_000, "{} events", rep.events);

@@ -5,13 +5,15 @@ use schedlab::experiment::ab::{run_ab, Arm, ALPHA};
 use schedlab::experiment::noise::Noise;
 use schedlab::experiment::scenario_toml::apply_setting;
 use schedlab::experiment::Scenario;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A folder with two rt-app files: 4 periodic tasks doing `run` µs every 10 ms.
-fn workloads(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedlab-ab-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn workloads(name: &str) -> tempfile::TempDir {
+    let guard = tempfile::Builder::new()
+        .prefix(&format!("schedlab-ab-{name}-"))
+        .tempdir()
+        .unwrap();
+    let dir = guard.path().to_path_buf();
     for (file, run) in [("a.json", 2000), ("b.json", 2100)] {
         let json = format!(
             r#"{{"global": {{"duration": 1}},
@@ -20,7 +22,7 @@ fn workloads(name: &str) -> PathBuf {
         );
         std::fs::write(dir.join(file), json).unwrap();
     }
-    dir
+    guard
 }
 
 fn scenario(dir: &Path) -> Scenario {
@@ -56,7 +58,8 @@ fn metrics() -> Vec<String> {
 
 #[test]
 fn identical_settings_show_no_significant_difference() {
-    let dir = workloads("same");
+    let guard = workloads("same");
+    let dir = guard.path().to_path_buf();
     let sc = scenario(&dir);
     // Independent seeds: the two sides differ only by chance.
     let r = run_ab(
@@ -101,7 +104,8 @@ fn identical_settings_show_no_significant_difference() {
 
 #[test]
 fn a_planted_five_percent_difference_is_found() {
-    let dir = workloads("planted");
+    let guard = workloads("planted");
+    let dir = guard.path().to_path_buf();
     let sc = scenario(&dir);
     let patch = arm(&sc, "patch", &[r#"workloads=["rtapp b.json"]"#], 1..11);
     let r = run_ab(

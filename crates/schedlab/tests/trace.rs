@@ -15,13 +15,36 @@ use schedlab::time::NSEC_PER_SEC;
 use schedlab::trace::select::{parse_events, Precision};
 use schedlab::trace::{TraceConfig, TraceStats};
 use schedlab::workload::{Op, Policy, TaskSpec};
-use std::path::PathBuf;
 use trace_support::*;
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedlab-trace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A trace configuration writing `name` in a fresh folder, removed with this value.
+struct TmpCfg {
+    cfg: TraceConfig,
+    _dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for TmpCfg {
+    type Target = TraceConfig;
+    fn deref(&self) -> &TraceConfig {
+        &self.cfg
+    }
+}
+
+impl std::ops::DerefMut for TmpCfg {
+    fn deref_mut(&mut self) -> &mut TraceConfig {
+        &mut self.cfg
+    }
+}
+
+fn tmp_cfg(name: &str) -> TmpCfg {
+    let dir = tempfile::Builder::new()
+        .prefix("schedlab-trace-")
+        .tempdir()
+        .unwrap();
+    TmpCfg {
+        cfg: TraceConfig::new(dir.path().join(name)).unwrap(),
+        _dir: dir,
+    }
 }
 
 /// Eight tasks of every kind: hogs (one niced), periodic timers, an IO waiter (D state),
@@ -88,8 +111,8 @@ fn traced(
     (r, st, bytes)
 }
 
-fn text_cfg(name: &str, precision: Precision) -> TraceConfig {
-    let mut c = TraceConfig::new(tmp(name)).unwrap();
+fn text_cfg(name: &str, precision: Precision) -> TmpCfg {
+    let mut c = tmp_cfg(name);
     c.precision = precision;
     c
 }
@@ -165,7 +188,7 @@ fn microsecond_text_is_within_a_microsecond_per_run_interval() {
 #[test]
 fn cpu_time_from_perfetto_trace_is_exact() {
     let sc = scenario("smp:4", 2);
-    let mut cfg = TraceConfig::new(tmp("a.pftrace")).unwrap();
+    let mut cfg = tmp_cfg("a.pftrace");
     cfg.counters = schedlab::trace::select::parse_counters("all", "t").unwrap();
     let (r, st, bytes) = traced(&sc, eight_tasks(), &cfg);
     let (sw, counts) = proto_switches(&bytes);
@@ -223,7 +246,7 @@ fn same_seed_same_bytes_and_tracing_changes_nothing() {
     let sc = scenario("pixel6", 1);
     let untraced = run(&sc, eight_tasks());
     for name in ["d1.pftrace", "d1.txt"] {
-        let mut cfg = TraceConfig::new(tmp(name)).unwrap();
+        let mut cfg = tmp_cfg(name);
         cfg.counters = schedlab::trace::select::parse_counters("all", "t").unwrap();
         let (r1, _, b1) = traced(&sc, eight_tasks(), &cfg);
         let (r2, _, b2) = traced(&sc, eight_tasks(), &cfg);
