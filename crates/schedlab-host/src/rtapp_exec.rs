@@ -98,9 +98,13 @@ enum Obj {
     Mutex {
         owned: bool,
     },
+    /// A condition variable as tickets: a waiter takes the next ticket and returns once
+    /// a signal has released it, oldest first. A signal releases only tickets taken
+    /// before it, so a thread that signals and then waits (rt-app `sync`) cannot take
+    /// its own wake-up, as with pthread_cond_signal.
     Wait {
-        waiters: u64,
-        tokens: u64,
+        next_ticket: u64,
+        released: u64,
     },
     Barrier {
         parties: u32,
@@ -165,8 +169,8 @@ impl Shared {
                 ObjectSpec::Mutex => (Obj::Mutex { owned: false }, None),
                 ObjectSpec::WaitQueue => (
                     Obj::Wait {
-                        waiters: 0,
-                        tokens: 0,
+                        next_ticket: 0,
+                        released: 0,
                     },
                     None,
                 ),
@@ -233,6 +237,37 @@ impl Shared {
         recs.iter()
             .map(|r| r.lock().unwrap_or_else(|e| e.into_inner()).clone())
             .collect()
+    }
+}
+
+/// A waiter's ticket on condition variable `o` (None if `o` is not one).
+fn cond_ticket(o: &mut Obj) -> Option<u64> {
+    match o {
+        Obj::Wait { next_ticket, .. } => {
+            *next_ticket += 1;
+            Some(*next_ticket - 1)
+        }
+        _ => None,
+    }
+}
+
+/// Whether a signal has released `ticket`.
+fn cond_released(o: &Obj, ticket: u64) -> bool {
+    matches!(o, Obj::Wait { released, .. } if ticket < *released)
+}
+
+/// pthread_cond_signal / _broadcast: release the oldest waiting ticket (all of them);
+/// true if a waiter was released.
+fn cond_signal(o: &mut Obj, all: bool) -> bool {
+    match o {
+        Obj::Wait {
+            next_ticket,
+            released,
+        } if *released < *next_ticket => {
+            *released = if all { *next_ticket } else { *released + 1 };
+            true
+        }
+        _ => false,
     }
 }
 
@@ -468,14 +503,8 @@ impl Thread<'_> {
                 Op::Signal { obj } | Op::Broadcast { obj } => {
                     let all = matches!(prog[pc], Op::Broadcast { .. });
                     let mut g = sh.lock();
-                    if let Obj::Wait { waiters, tokens } = &mut g[*obj] {
-                        if all {
-                            *tokens = *waiters;
-                            sh.cvs[*obj].notify_all();
-                        } else if *waiters > *tokens {
-                            *tokens += 1;
-                            sh.cvs[*obj].notify_all();
-                        }
+                    if cond_signal(&mut g[*obj], all) {
+                        sh.cvs[*obj].notify_all();
                     }
                 }
                 Op::BarrierWait { obj } => {
@@ -615,23 +644,16 @@ impl Thread<'_> {
         }
     }
 
-    /// pthread_cond_wait body: wait for a token that a signal or broadcast hands out.
+    /// pthread_cond_wait body: take a ticket and wait until a later signal or broadcast
+    /// releases it.
     fn wait<'g>(&self, mut g: MutexGuard<'g, Vec<Obj>>, obj: usize) -> MutexGuard<'g, Vec<Obj>> {
-        if let Obj::Wait { waiters, .. } = &mut g[obj] {
-            *waiters += 1;
-        } else {
+        let Some(ticket) = cond_ticket(&mut g[obj]) else {
             return g;
-        }
-        loop {
-            if let Obj::Wait { waiters, tokens } = &mut g[obj] {
-                if *tokens > 0 {
-                    *tokens -= 1;
-                    *waiters -= 1;
-                    return g;
-                }
-            }
+        };
+        while !cond_released(&g[obj], ticket) {
             g = self.sh.cvs[obj].wait(g).unwrap_or_else(|e| e.into_inner());
         }
+        g
     }
 
     fn timer(&mut self, timer: usize, period_ns: u64, mode: TimerMode) {
@@ -741,4 +763,54 @@ pub fn calibrate_ns_per_loop(trials: usize) -> f64 {
         best = best.min(used / n as f64);
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cond() -> Obj {
+        Obj::Wait {
+            next_ticket: 0,
+            released: 0,
+        }
+    }
+
+    #[test]
+    fn a_signal_wakes_only_a_thread_already_waiting() {
+        // rt-app `sync`: B signals A, then waits itself; B must not take A's wake-up.
+        let mut c = cond();
+        let a = cond_ticket(&mut c).unwrap();
+        assert!(cond_signal(&mut c, false));
+        let b = cond_ticket(&mut c).unwrap();
+        assert!(cond_released(&c, a));
+        assert!(
+            !cond_released(&c, b),
+            "the signaller waits until someone signals it"
+        );
+        // A's sync: signal B, then wait.
+        assert!(cond_signal(&mut c, false));
+        let a2 = cond_ticket(&mut c).unwrap();
+        assert!(cond_released(&c, b) && !cond_released(&c, a2));
+        // A signal with nobody waiting is lost, as pthread_cond_signal's.
+        let mut lone = cond();
+        assert!(!cond_signal(&mut lone, false));
+        let late = cond_ticket(&mut lone).unwrap();
+        assert!(!cond_released(&lone, late));
+    }
+
+    #[test]
+    fn a_broadcast_wakes_every_waiter_and_no_later_one() {
+        let mut c = cond();
+        let t: Vec<u64> = (0..3).map(|_| cond_ticket(&mut c).unwrap()).collect();
+        assert!(cond_signal(&mut c, true));
+        let late = cond_ticket(&mut c).unwrap();
+        assert!(t.iter().all(|&x| cond_released(&c, x)));
+        assert!(!cond_released(&c, late));
+        // Signals release the oldest first.
+        let mut c = cond();
+        let (x, y) = (cond_ticket(&mut c).unwrap(), cond_ticket(&mut c).unwrap());
+        cond_signal(&mut c, false);
+        assert!(cond_released(&c, x) && !cond_released(&c, y));
+    }
 }
