@@ -267,3 +267,32 @@ fn prio_lb_changes_nothing_without_sched_idle_tasks() {
     assert!(a.contains("\"cpu_migrations\""));
     assert!(a == b, "PRIO_LB changed a run without SCHED_IDLE tasks");
 }
+
+/// When (ms) the free hog of `free_behind_pinned` first leaves CPU 0 under `kernel`.
+fn first_move_ms(kernel: &str) -> u64 {
+    let mut sc = scenario("smp:2", 2);
+    sc.kernel = Some(schedlab::sched::version::KernelVersion::parse(kernel, "t").unwrap());
+    // The free hog runs first, then 40 hogs pinned to CPU 0 run after it: it sits ahead
+    // of more than loop_max (32) pinned tasks in the rq's cfs_tasks list.
+    let mut tasks = vec![hog_from("free", 0, 2)];
+    tasks.extend((0..40).map(|i| hog(&format!("pinned{i}"), 0, Some(vec![0]))));
+    let mut s = sim(&sc, tasks);
+    for ms in 1..=2000 {
+        s.advance_clock(ms * MS);
+        if s.sched.tasks[0].cpu == 1 {
+            assert_clean(&s);
+            return ms;
+        }
+    }
+    panic!("{kernel}: the free hog never left CPU 0");
+}
+
+#[test]
+fn v6_1_looks_past_loop_max_while_every_task_seen_is_pinned() {
+    // b0defa7ae03e (v6.1 to v6.9): detach_tasks goes on past loop_max until it has seen a
+    // movable task, so the balancer finds the free hog behind 40 pinned ones; v5.18 stops
+    // after 32 tasks and finds it only when it has drifted to the list's tail. (With the
+    // v6.1 rule switched off the 6.1 run moved it at 856 ms, as 5.18 does.)
+    let (old, new) = (first_move_ms("5.18"), first_move_ms("6.1"));
+    assert!(new < old, "6.1 moved it at {new} ms, 5.18 at {old} ms");
+}

@@ -176,6 +176,15 @@ impl KernelVersion {
         self < KernelVersion::V6_8
     }
 
+    /// detach_tasks looks past loop_max while every task seen so far was pinned, and
+    /// load_balance stops its NEED_BREAK retries once it has looked at every task:
+    /// b0defa7ae03e "sched/fair: Make sure to try to detach at least one movable task"
+    /// (Vincent Guittot, v6.1, proposed in seed 002's thread), reverted by 2feab2492deb
+    /// (Josh Don, v6.10).
+    pub fn detaches_past_loop_max_when_all_pinned(self) -> bool {
+        self >= KernelVersion::V6_1 && self < KernelVersion::V6_12
+    }
+
     /// CONFIG_PREEMPT_LAZY exists from v6.13.
     pub fn has_preempt_lazy(self) -> bool {
         self >= KernelVersion::V6_18

@@ -204,7 +204,10 @@ impl Sched {
                 return;
             }
             env.loop_ += 1;
-            if env.loop_ > env.loop_max {
+            // v6.1–v6.9 go on while no movable task was found (version.rs).
+            let all_pinned = env.flags & lbf::ALL_PINNED != 0
+                && self.cfg.kernel.detaches_past_loop_max_when_all_pinned();
+            if env.loop_ > env.loop_max && !all_pinned {
                 return;
             }
             if env.loop_ > env.loop_break {

@@ -130,7 +130,12 @@ impl Sched {
                     ld_moved += moved;
                     if env.flags & lbf::NEED_BREAK != 0 {
                         env.flags &= !lbf::NEED_BREAK;
-                        continue;
+                        // v6.1–v6.9: stop once every task was looked at.
+                        let stop = self.cfg.kernel.detaches_past_loop_max_when_all_pinned()
+                            && env.loop_ >= self.rqs[busiest].nr_running;
+                        if !stop {
+                            continue;
+                        }
                     }
                     if env.flags & lbf::DST_PINNED != 0 && env.imbalance > 0 {
                         env.cpus.clear(env.dst_cpu);
