@@ -19,6 +19,9 @@ pub struct Noise {
     pub housekeeping_hz: u32,
     /// How long each housekeeping run lasts, reference ns (0 = the 20 µs default).
     pub housekeeping_run_ns: Ns,
+    /// Timer-interrupt latency: each sleep's wake-up comes up to this much later
+    /// (uniform); 0 = none.
+    pub timer_jitter_ns: Ns,
 }
 
 /// A housekeeping run when the scenario gives no length: an assumption (kernel threads'
@@ -74,6 +77,12 @@ impl Noise {
                 .push(TaskSpec::new(comm, program).cpus(Some(vec![cpu])));
         }
         Some(w)
+    }
+
+    /// The timer-latency noise source for the kernel model, if any.
+    pub fn timer_noise(&self, seed: u64) -> Option<crate::sched::sim::noise::TimerNoise> {
+        (self.timer_jitter_ns > 0)
+            .then(|| crate::sched::sim::noise::TimerNoise::new(seed, self.timer_jitter_ns))
     }
 
     /// The work-length noise source for the kernel model, if any.

@@ -165,6 +165,7 @@ pub fn prepare_on(
     sim.reports = reports;
     sim.sched.cfg.pelt_lshift = lshift;
     sim.sched.work_noise = scenario.noise.work_noise(scenario.seed);
+    sim.sched.timer_noise = scenario.noise.timer_noise(scenario.seed);
     sim.sched.lb.seed(scenario.seed);
     sim.sched.cfg.timer_slack_ns = scenario.timer_slack_ns;
     if !scenario.tick_aligned {

@@ -329,6 +329,20 @@ fn set_dotted(sc: &mut Scenario, key: &str, value: Value, src: Source) -> Result
                         Value::Float(sc.noise.work_jitter_ppm as f64 / 10_000.0),
                     );
                 }
+                if sc.noise.housekeeping_hz > 0 {
+                    cur.insert(
+                        "housekeeping_hz".into(),
+                        Value::Integer(sc.noise.housekeeping_hz as i64),
+                    );
+                }
+                for (key, ns) in [
+                    ("housekeeping_run", sc.noise.housekeeping_run_ns),
+                    ("timer_jitter", sc.noise.timer_jitter_ns),
+                ] {
+                    if ns > 0 {
+                        cur.insert(key.into(), Value::String(format!("{ns}ns")));
+                    }
+                }
                 cur.extend(inner);
                 inner = cur;
             }
@@ -445,9 +459,13 @@ fn noise(v: &Value, src: Source) -> Result<super::noise::Noise, InputError> {
                 n.housekeeping_run_ns =
                     parse_duration(&s).map_err(|m| InputError::new(&place, m))?;
             }
+            "timer_jitter" => {
+                let s = string(v, &|| place.clone())?;
+                n.timer_jitter_ns = parse_duration(&s).map_err(|m| InputError::new(&place, m))?;
+            }
             _ => {
                 return Err(InputError::new(&place, "unknown noise key").with_fix(
-                    "known keys: start_jitter, work_jitter_pct, housekeeping_hz, housekeeping_run",
+                    "known keys: start_jitter, work_jitter_pct, housekeeping_hz, housekeeping_run, timer_jitter",
                 ))
             }
         }
@@ -621,6 +639,20 @@ workloads = ["rtapp a.json", "rtapp b.json"]
         apply_setting(&mut sc, "noise.start_jitter=1ms", "--base").unwrap();
         assert_eq!(sc.noise.work_jitter_ppm, 20_000, "kept across settings");
         assert_eq!(sc.noise.start_jitter_ns, NSEC_PER_MSEC);
+        apply_setting(&mut sc, "noise.housekeeping_hz=22", "--base").unwrap();
+        apply_setting(&mut sc, "noise.housekeeping_run=30us", "--base").unwrap();
+        apply_setting(&mut sc, "noise.timer_jitter=20us", "--base").unwrap();
+        assert_eq!(sc.noise.work_jitter_ppm, 20_000, "kept across settings");
+        assert_eq!(sc.noise.start_jitter_ns, NSEC_PER_MSEC);
+        assert_eq!(sc.noise.housekeeping_hz, 22, "kept across settings");
+        assert_eq!(sc.noise.housekeeping_run_ns, 30_000, "kept across settings");
+        assert_eq!(sc.noise.timer_jitter_ns, 20_000);
+        let sc2 = parse(
+            "[noise]
+timer_jitter = \"15us\"\n",
+        )
+        .unwrap();
+        assert_eq!(sc2.noise.timer_jitter_ns, 15_000);
         apply_setting(&mut sc, "sysctl.sched_util_clamp_max=512", "--patch").unwrap();
         let e = apply_setting(&mut sc, "hz", "--patch")
             .unwrap_err()

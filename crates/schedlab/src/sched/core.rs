@@ -86,6 +86,7 @@ impl Sched {
             overhead: super::sim::overhead::SchedOverhead::new(n),
             sd_shared_lines: Vec::new(),
             work_noise: None,
+            timer_noise: None,
             cpufreq: Default::default(),
             rd: Default::default(),
             sd,
@@ -238,15 +239,17 @@ impl Sched {
     /// the sleeper leaves idle stops its tick (NOHZ) until the earliest hard expiry.
     /// Judged when the timer is armed: the model does not re-judge if the CPU's load
     /// changes before the expiry.
-    pub fn hrtimer_expiry(&self, cpu: CpuId, soft: Ns) -> Ns {
+    pub fn hrtimer_expiry(&mut self, cpu: CpuId, soft: Ns) -> Ns {
+        let late = self.timer_noise.as_mut().map_or(0, |n| n.delay());
         let hard = soft + self.cfg.timer_slack_ns;
         let stays_busy = self.rqs[cpu].nr_running > 1;
         if hard == soft || !stays_busy || !self.events.is_armed(cpu, CpuTimer::Tick) {
-            return hard;
+            return hard + late;
         }
         self.cfg
             .next_tick_after(cpu, soft.saturating_sub(1))
             .min(hard)
+            + late
     }
 
     /// The reschedule IPI arrives: its return to user mode acts on need_resched.

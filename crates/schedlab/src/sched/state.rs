@@ -511,6 +511,8 @@ pub struct Sched {
     pub overhead: super::sim::overhead::SchedOverhead,
     /// Seeded work-length noise (scenario `[noise]`); None = exact work.
     pub work_noise: Option<super::sim::noise::WorkNoise>,
+    /// Timer-interrupt latency added to sleepers' wake-ups (`[noise] timer_jitter`).
+    pub timer_noise: Option<super::sim::noise::TimerNoise>,
     pub cpufreq: Cpufreq,
     /// The root domain (one per machine: no cpusets).
     pub rd: super::capacity::RootDomain,

@@ -33,6 +33,30 @@ impl WorkNoise {
     }
 }
 
+/// Timer-interrupt latency: how much later than its expiry a sleeper's hrtimer wakes it
+/// (interrupt entry, a vCPU's exit from halt), drawn uniformly from [0, max).
+pub struct TimerNoise {
+    rng: ChaCha8Rng,
+    max_ns: Ns,
+}
+
+impl TimerNoise {
+    pub fn new(seed: u64, max_ns: Ns) -> TimerNoise {
+        TimerNoise {
+            rng: crate::engine::rng::stream(seed, "timer_jitter"),
+            max_ns,
+        }
+    }
+
+    /// One draw of the extra latency.
+    pub fn delay(&mut self) -> Ns {
+        if self.max_ns == 0 {
+            return 0;
+        }
+        self.rng.next_u64() % self.max_ns
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
