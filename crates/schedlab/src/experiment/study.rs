@@ -24,6 +24,7 @@
 //! published_perc_diff = { UTIL_FITS_CAPACITY = -59.83 }   # as printed, if it was
 //! base = "baseline"           # perc_diff against this variant (default: the first)
 //! variants = ["baseline", "UTIL_FITS_CAPACITY"]   # only these rows (default: all)
+//! sum = true                  # path is a glob; the metric is the sum of its matches
 //! [full]                      # `study run --full`: the thread's own size (optional)
 //! scale = "hackbench -l 480000, as the thread ran it; ≈ 15 h on one core"
 //! settings = ['workloads=["hackbench -g 32 -f 20 --threads --pipe -l 480000 -s 100"]']
@@ -61,6 +62,9 @@ pub struct StudyMetric {
     /// The variants this metric is reported for (indexes; empty = all), e.g. a second
     /// machine's pair compared only with itself.
     pub variants: Vec<usize>,
+    /// `sum = true`: `path` is a glob (`workloads.*.bogo_ops_per_s`) and the metric is
+    /// the sum of every value it matches, e.g. one figure over several workloads.
+    pub sum: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -289,6 +293,16 @@ pub fn parse_study_sized(
             published_perc_diff,
             base,
             variants: only,
+            sum: match mt.get("sum") {
+                None => false,
+                Some(Value::Boolean(b)) => *b,
+                Some(_) => {
+                    return Err(InputError::new(
+                        format!("{at}: key 'sum'"),
+                        "expected true or false",
+                    ))
+                }
+            },
         });
     }
     Ok(Study {

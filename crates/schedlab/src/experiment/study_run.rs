@@ -109,7 +109,17 @@ pub fn run_study(
             flat[vi * n..(vi + 1) * n]
                 .iter()
                 .map(|r| {
-                    r.get(&m.path).copied().ok_or_else(|| {
+                    let found = if m.sum {
+                        let hits: Vec<f64> = r
+                            .iter()
+                            .filter(|(k, _)| crate::experiment::glob::glob_match(&m.path, k))
+                            .map(|(_, v)| *v)
+                            .collect();
+                        (!hits.is_empty()).then(|| hits.iter().sum())
+                    } else {
+                        r.get(&m.path).copied()
+                    };
+                    found.ok_or_else(|| {
                         InputError::new(
                             format!("study {}", study.name),
                             format!("no metric '{}' in the results", m.path),
@@ -402,5 +412,44 @@ published = { a = 1, b = 2, c = 1 }
         assert_eq!(rows[1].identical_to.as_deref(), Some("a"));
         assert_eq!(rows[1].agrees, None);
         assert!(render_study(&study, &r).contains("= a / "));
+    }
+
+    #[test]
+    fn a_sum_metric_adds_every_value_its_glob_matches() {
+        let text = r#"
+title = "t"
+[scenario]
+machine = "smp:2"
+duration = "20ms"
+workloads = ["stress-ng --wait 1", "stress-ng --wait 2"]
+[[variant]]
+tag = "a"
+[[variant]]
+tag = "b"
+settings = ["hz=1000"]
+[[metric]]
+name = "all"
+path = "workloads.*.bogo_ops"
+sum = true
+[[metric]]
+name = "first"
+path = "workloads.0.bogo_ops"
+[[metric]]
+name = "second"
+path = "workloads.1.bogo_ops"
+"#;
+        let study =
+            crate::experiment::study::parse_study(text, "t", "t.toml", std::path::Path::new("."))
+                .unwrap();
+        let r = run_study(&study, &[1], 1, &|_, _| {}).unwrap();
+        for v in 0..2 {
+            let (all, first, second) = (
+                r.metrics[0].rows[v].mean,
+                r.metrics[1].rows[v].mean,
+                r.metrics[2].rows[v].mean,
+            );
+            assert!(first > 0.0 && second > 0.0);
+            assert_eq!(all, first + second);
+        }
     }
 }
