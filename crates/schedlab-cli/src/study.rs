@@ -105,7 +105,7 @@ pub fn study(args: StudyArgs) -> Result<(), CliError> {
             writeln!(o, "wall time: {:.1} s", started.elapsed().as_secs_f64())?;
             if let Some(path) = markdown {
                 let mut seeds_arg = seeds_flag(&study.seeds, &seeds);
-                if full {
+                if study.full {
                     seeds_arg.push_str(" --full");
                 }
                 let doc = format!(

@@ -268,7 +268,7 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
             Value::Boolean(b) => sc.tick_aligned = *b,
             other => return Err(wrong_type(&at(), "true or false", other)),
         },
-        "noise" => sc.noise = noise(value, src)?,
+        "noise" => sc.noise = noise(value, src, Default::default())?,
         "costs" => {
             let Value::Table(t) = value else {
                 return Err(wrong_type(&at(), "a table of NAME = VALUE", value));
@@ -308,43 +308,17 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
 }
 
 /// `TABLE.ENTRY` sets one entry of a table, keeping its others (`sysctl` and `trace` keep
-/// them in their setters, `noise` is merged here); a plain key is set as a whole.
+/// them in their setters, `noise` starts from the current settings); a plain key is set as
+/// a whole.
 fn set_dotted(sc: &mut Scenario, key: &str, value: Value, src: Source) -> Result<(), InputError> {
     match key.split_once('.') {
         Some((table, entry)) => {
             let mut inner = toml::Table::new();
             inner.insert(entry.to_string(), value);
             if table == "noise" {
-                // Keep the other noise settings: merge into the current ones.
-                let mut cur = toml::Table::new();
-                if sc.noise.start_jitter_ns > 0 {
-                    cur.insert(
-                        "start_jitter".into(),
-                        Value::String(format!("{}ns", sc.noise.start_jitter_ns)),
-                    );
-                }
-                if sc.noise.work_jitter_ppm > 0 {
-                    cur.insert(
-                        "work_jitter_pct".into(),
-                        Value::Float(sc.noise.work_jitter_ppm as f64 / 10_000.0),
-                    );
-                }
-                if sc.noise.housekeeping_hz > 0 {
-                    cur.insert(
-                        "housekeeping_hz".into(),
-                        Value::Integer(sc.noise.housekeeping_hz as i64),
-                    );
-                }
-                for (key, ns) in [
-                    ("housekeeping_run", sc.noise.housekeeping_run_ns),
-                    ("timer_jitter", sc.noise.timer_jitter_ns),
-                ] {
-                    if ns > 0 {
-                        cur.insert(key.into(), Value::String(format!("{ns}ns")));
-                    }
-                }
-                cur.extend(inner);
-                inner = cur;
+                // One entry over the current settings, the others kept.
+                sc.noise = noise(&Value::Table(inner), src, sc.noise)?;
+                return Ok(());
             }
             set(sc, table, &Value::Table(inner), src)
         }
@@ -420,11 +394,17 @@ fn features(v: &Value, at: &dyn Fn() -> String) -> Result<String, InputError> {
 }
 
 /// `[noise]`: `start_jitter = "1ms"`, `work_jitter_pct = 2` (0–50, may be fractional).
-fn noise(v: &Value, src: Source) -> Result<super::noise::Noise, InputError> {
+/// The `[noise]` table's entries set over `start` (the defaults for a whole table, the
+/// current settings for one `noise.KEY=VALUE`).
+fn noise(
+    v: &Value,
+    src: Source,
+    start: super::noise::Noise,
+) -> Result<super::noise::Noise, InputError> {
     let Value::Table(t) = v else {
         return Err(wrong_type(&src.key("noise"), "a table", v));
     };
-    let mut n = super::noise::Noise::default();
+    let mut n = start;
     for (name, v) in t {
         let place = src.entry("noise", name);
         match name.as_str() {

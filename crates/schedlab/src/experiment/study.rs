@@ -195,8 +195,9 @@ pub fn parse_study_sized(
         }
     }
     let mut scale = string_of(&t, "scale", origin)?;
+    let full_table = full_size(&t, origin)?;
     if full {
-        let Some((full_scale, settings)) = full_size(&t, origin)? else {
+        let Some((full_scale, settings)) = full_table else {
             return Err(
                 InputError::new(origin, "--full: this study has no [full] size")
                     .with_fix("run it without --full (its size is the thread's already)"),
@@ -206,8 +207,6 @@ pub fn parse_study_sized(
             apply_setting(&mut base, s, &format!("{origin}: [full]"))?;
         }
         scale = full_scale;
-    } else {
-        full_size(&t, origin)?;
     }
     let seeds = match t.get("seeds") {
         None => vec![1],

@@ -130,6 +130,8 @@ pub fn run_study(
                 .collect()
         };
         let base_values = values(m.base)?;
+        // The unswitched run's values, for rows compared against another base.
+        let first_values = if m.base != 0 { values(0)? } else { Vec::new() };
         let base = Summary::of(&base_values);
         let base_pub = m.published.get(&study.variants[m.base].tag).copied();
         let mut rows = Vec::new();
@@ -145,7 +147,7 @@ pub fn run_study(
                 None
             } else if identical {
                 Some(study.variants[m.base].tag.clone())
-            } else if vi != 0 && m.base != 0 && same(&values(0)?) {
+            } else if vi != 0 && m.base != 0 && same(&first_values) {
                 Some(study.variants[0].tag.clone())
             } else {
                 None

@@ -199,14 +199,14 @@ impl Sched {
                 lb.cfs_tasks.front()
             }
         };
+        // v6.1–v6.9 go on past loop_max while no movable task was found (version.rs).
+        let past_max_while_pinned = self.cfg.kernel.detaches_past_loop_max_when_all_pinned();
         while let Some(p) = tail(self) {
             if env.idle.is_idle() && self.rqs[src].nr_running <= 1 {
                 return;
             }
             env.loop_ += 1;
-            // v6.1–v6.9 go on while no movable task was found (version.rs).
-            let all_pinned = env.flags & lbf::ALL_PINNED != 0
-                && self.cfg.kernel.detaches_past_loop_max_when_all_pinned();
+            let all_pinned = past_max_while_pinned && env.flags & lbf::ALL_PINNED != 0;
             if env.loop_ > env.loop_max && !all_pinned {
                 return;
             }
