@@ -16,6 +16,10 @@
 //! tag = "UTIL_FITS_CAPACITY"
 //! settings = ["features=UTIL_FITS_CAPACITY"]
 //! source = "the v2 posting, 19 Oct 2023"   # when its numbers are not from `thread`
+//! [[variant]]
+//! tag = "UTIL_FITS_CAPACITY_smt_off"
+//! settings = ["features=UTIL_FITS_CAPACITY", "smt=false"]
+//! base = "baseline_smt_off"   # an earlier variant: this row's perc_diff is against it
 //! [[metric]]
 //! name = "cpu-migrations"
 //! path = "perf.cpu_migrations"
@@ -75,6 +79,10 @@ pub struct Variant {
     pub source: String,
     pub settings: Vec<String>,
     pub scenario: Scenario,
+    /// `base = "TAG"`: this variant's rows are compared with that earlier variant instead
+    /// of the metric's base — an assumption check's switched run against its own
+    /// unswitched run.
+    pub base: Option<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -224,10 +232,27 @@ pub fn parse_study_sized(
         let Value::Table(vt) = v else {
             return Err(InputError::new(at, "expected a table"));
         };
+        const VARIANT_KEYS: &[&str] = &["tag", "settings", "source", "base"];
+        if let Some(k) = vt.keys().find(|k| !VARIANT_KEYS.contains(&k.as_str())) {
+            return Err(InputError::new(&at, format!("unknown key '{k}'"))
+                .with_fix(format!("known keys: {}", VARIANT_KEYS.join(", "))));
+        }
         let tag = string_of(vt, "tag", &at)?;
         if tag.is_empty() {
             return Err(InputError::new(at, "missing tag"));
         }
+        let own_base = match string_of(vt, "base", &at)?.as_str() {
+            "" => None,
+            b => Some(
+                variants
+                    .iter()
+                    .position(|v: &Variant| v.tag == b)
+                    .ok_or_else(|| {
+                        InputError::new(&at, format!("base '{b}' is not an earlier variant"))
+                            .with_fix("name a [[variant]] tag listed above this one")
+                    })?,
+            ),
+        };
         let settings = settings_of(vt, &at)?;
         let mut sc = base.clone();
         for s in &settings {
@@ -240,6 +265,7 @@ pub fn parse_study_sized(
             tag,
             settings,
             scenario: sc,
+            base: own_base,
         });
     }
     if variants.len() < 2 {

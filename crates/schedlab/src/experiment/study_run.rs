@@ -9,6 +9,7 @@ use super::study::{Better, Study};
 use super::Scenario;
 use crate::error::InputError;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// Which way a change went, judged by the metric's better direction.
@@ -61,6 +62,10 @@ pub struct VariantRow {
     pub agrees: Option<bool>,
     /// The row perc_diff is taken against.
     pub is_base: bool,
+    /// The variant's own base (`base = "TAG"` in its [[variant]]) when it is not the
+    /// metric's: this row's perc_diff is against that run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compared_with: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -129,25 +134,38 @@ pub fn run_study(
                 })
                 .collect()
         };
-        let base_values = values(m.base)?;
-        // The unswitched run's values, for rows compared against another base.
-        let first_values = if m.base != 0 { values(0)? } else { Vec::new() };
-        let base = Summary::of(&base_values);
-        let base_pub = m.published.get(&study.variants[m.base].tag).copied();
+        // Values by variant, read once: a row's base is the metric's or its variant's own.
+        let mut read: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+        let mut values_of = |vi: usize| -> Result<Vec<f64>, InputError> {
+            if let Some(v) = read.get(&vi) {
+                return Ok(v.clone());
+            }
+            let v = values(vi)?;
+            read.insert(vi, v.clone());
+            Ok(v)
+        };
         let mut rows = Vec::new();
         for (vi, v) in study.variants.iter().enumerate() {
             if !m.variants.is_empty() && !m.variants.contains(&vi) {
                 continue;
             }
-            let vals = values(vi)?;
+            let vals = values_of(vi)?;
             let is_base = vi == m.base;
+            let row_base = match v.base {
+                Some(b) if !is_base => b,
+                _ => m.base,
+            };
+            let base_values = values_of(row_base)?;
+            let base = Summary::of(&base_values);
+            let base_pub = m.published.get(&study.variants[row_base].tag).copied();
             let same = |other: &[f64]| vals.iter().zip(other).all(|(a, b)| a == b);
             let identical = !is_base && same(&base_values);
             let identical_to = if is_base {
                 None
             } else if identical {
-                Some(study.variants[m.base].tag.clone())
-            } else if vi != 0 && m.base != 0 && same(&first_values) {
+                Some(study.variants[row_base].tag.clone())
+            } else if vi != 0 && row_base != 0 && same(&values_of(0)?) {
+                // Equal to the unswitched run while compared against another base.
                 Some(study.variants[0].tag.clone())
             } else {
                 None
@@ -183,6 +201,7 @@ pub fn run_study(
                 identical_to_base: identical,
                 identical_to,
                 is_base,
+                compared_with: (row_base != m.base).then(|| study.variants[row_base].tag.clone()),
             });
         }
         metrics.push(MetricResult {
@@ -270,10 +289,13 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
                 (_, Some(t), None) => format!("{ours} / {} (inert: not counted)", dir_text(t)),
                 _ => ours,
             };
+            let tag = match &row.compared_with {
+                Some(b) => format!("{} (vs {b})", row.tag),
+                None => row.tag.clone(),
+            };
             let _ = writeln!(
                 s,
-                "| {name} | {} | {} ± {} | {}% | {theirs_val} | {theirs_diff} | {dirs} |",
-                row.tag,
+                "| {name} | {tag} | {} ± {} | {}% | {theirs_val} | {theirs_diff} | {dirs} |",
                 num(row.mean),
                 num(row.ci95),
                 num(row.perc_diff)
@@ -305,6 +327,22 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
 mod tests {
     use super::*;
 
+    /// A study of `body` ([[variant]]s and [[metric]]s) on one CPU running `workload`.
+    fn study_text(workload: &str, body: &str) -> String {
+        format!(
+            "title = \"t\"\n[scenario]\nmachine = \"smp:1\"\nduration = \"20ms\"\nworkloads = [\"{workload}\"]\n{body}"
+        )
+    }
+
+    fn parse(text: &str) -> Result<Study, InputError> {
+        crate::experiment::study::parse_study(text, "t", "t.toml", std::path::Path::new("."))
+    }
+
+    fn assert_refused(text: &str, want: &str) {
+        let e = parse(text).unwrap_err();
+        assert!(e.to_string().contains(want), "{e}");
+    }
+
     #[test]
     fn directions() {
         assert_eq!(direction(-10.0, Better::Lower, true), Direction::Better);
@@ -335,13 +373,10 @@ mod tests {
     #[test]
     fn a_metric_can_cover_some_variants_only() {
         let text = |extra: &str| {
-            format!(
-                r#"
-title = "t"
-[scenario]
-machine = "smp:1"
-duration = "20ms"
-workloads = ["spinner -n 1 --sleep 1ms --work 1ms"]
+            study_text(
+                "spinner -n 1 --sleep 1ms --work 1ms",
+                &format!(
+                    r#"
 [[variant]]
 tag = "a"
 [[variant]]
@@ -355,42 +390,27 @@ name = "switches"
 path = "perf.context_switches"
 {extra}
 "#
+                ),
             )
         };
-        let dir = std::path::Path::new(".");
-        let study = crate::experiment::study::parse_study(
-            &text("base = \"b\"\nvariants = [\"b\", \"c\"]"),
-            "t",
-            "t.toml",
-            dir,
-        )
-        .unwrap();
+        let study = parse(&text("base = \"b\"\nvariants = [\"b\", \"c\"]")).unwrap();
         let r = run_study(&study, &[1], 1, &|_, _| {}).unwrap();
         let tags: Vec<&str> = r.metrics[0].rows.iter().map(|x| x.tag.as_str()).collect();
         assert_eq!(tags, ["b", "c"]);
         assert!(r.metrics[0].rows[0].is_base);
-        for (extra, want) in [
-            ("variants = [\"a\", \"x\"]", "'x' is not a variant"),
-            (
-                "base = \"a\"\nvariants = [\"b\", \"c\"]",
-                "base 'a' is not in its variants",
-            ),
-        ] {
-            let e = crate::experiment::study::parse_study(&text(extra), "t", "t.toml", dir)
-                .unwrap_err();
-            assert!(e.to_string().contains(want), "{e}");
-        }
+        assert_refused(&text("variants = [\"a\", \"x\"]"), "'x' is not a variant");
+        assert_refused(
+            &text("base = \"a\"\nvariants = [\"b\", \"c\"]"),
+            "base 'a' is not in its variants",
+        );
     }
 
     #[test]
     fn a_row_equal_to_the_unswitched_run_is_not_counted() {
         // "b" changes nothing, so against base "c" it only shows what "a" shows: inert.
-        let text = r#"
-title = "t"
-[scenario]
-machine = "smp:1"
-duration = "20ms"
-workloads = ["spinner -n 2 --sleep 1ms --work 1ms"]
+        let text = study_text(
+            "spinner -n 2 --sleep 1ms --work 1ms",
+            r#"
 [[variant]]
 tag = "a"
 [[variant]]
@@ -403,10 +423,9 @@ name = "switches"
 path = "perf.context_switches"
 base = "c"
 published = { a = 1, b = 2, c = 1 }
-"#;
-        let study =
-            crate::experiment::study::parse_study(text, "t", "t.toml", std::path::Path::new("."))
-                .unwrap();
+"#,
+        );
+        let study = parse(&text).unwrap();
         let r = run_study(&study, &[1, 2], 1, &|_, _| {}).unwrap();
         let rows = &r.metrics[0].rows;
         assert_eq!(rows[0].identical_to, None);
@@ -453,5 +472,42 @@ path = "workloads.1.bogo_ops"
             assert!(first > 0.0 && second > 0.0);
             assert_eq!(all, first + second);
         }
+    }
+
+    #[test]
+    fn a_variant_with_its_own_base_is_compared_with_it() {
+        // "c" and "d" are an assumption check: d's switch against c, not against a.
+        let text = |extra: &str| {
+            study_text(
+                "spinner -n 2 --sleep 1ms --work 1ms",
+                &format!(
+                    r#"
+[[variant]]
+tag = "a"
+[[variant]]
+tag = "c"
+settings = ['workloads=["spinner -n 3 --sleep 1ms --work 1ms"]']
+[[variant]]
+tag = "d"
+settings = ['workloads=["spinner -n 3 --sleep 1ms --work 1ms"]', "hz=1000"]
+{extra}
+[[metric]]
+name = "switches"
+path = "perf.context_switches"
+"#
+                ),
+            )
+        };
+        let study = parse(&text("base = \"c\"")).unwrap();
+        let r = run_study(&study, &[1, 2], 1, &|_, _| {}).unwrap();
+        let rows = &r.metrics[0].rows;
+        let (c, d) = (rows[1].mean, rows[2].mean);
+        assert_ne!(c, d);
+        assert_eq!(rows[2].perc_diff, perc_diff(c, d));
+        assert_eq!(rows[2].compared_with.as_deref(), Some("c"));
+        assert_eq!(rows[1].compared_with, None);
+        assert!(render_study(&study, &r).contains("| d (vs c) |"));
+        assert_refused(&text("base = \"x\""), "base 'x' is not an earlier variant");
+        assert_refused(&text("bsae = \"c\""), "unknown key 'bsae'");
     }
 }
