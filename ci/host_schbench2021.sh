@@ -16,6 +16,8 @@ work=$(mktemp -d /tmp/host-schbench2021.XXXXXX)
 pids=()
 group=""
 cleanup() {
+  # No errexit here: a pid that already exited must not stop the rest of the clean-up.
+  set +e
   [ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null
   [ -n "$group" ] && kill -- "-$group" 2>/dev/null
   wait 2>/dev/null; rm -rf "$work"
