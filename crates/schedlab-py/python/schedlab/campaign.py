@@ -143,7 +143,8 @@ def sweep(
 class StudyResult:
     """A study. ``table``: one row per metric and variant (``metric``, ``path``, ``tag``,
     ``mean``, ``ci95``, ``perc_diff``, ``p_value``, ``ours``, ``published``,
-    ``published_perc_diff``, ``theirs``), the numbers ``schedlab study run`` prints;
+    ``published_perc_diff``, ``theirs``, and ``compared_with`` where a variant names its
+    own base), the numbers ``schedlab study run`` prints;
     ``raw``: its ``--json`` document."""
 
     def __init__(self, raw: Dict[str, Any]):
