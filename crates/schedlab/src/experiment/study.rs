@@ -17,9 +17,12 @@
 //! settings = ["features=UTIL_FITS_CAPACITY"]
 //! source = "the v2 posting, 19 Oct 2023"   # when its numbers are not from `thread`
 //! [[variant]]
-//! tag = "UTIL_FITS_CAPACITY_smt_off"
-//! settings = ["features=UTIL_FITS_CAPACITY", "smt=false"]
-//! base = "baseline_smt_off"   # an earlier variant: this row's perc_diff is against it
+//! tag = "baseline_voluntary"
+//! settings = ["preempt=voluntary"]
+//! [[variant]]
+//! tag = "UTIL_FITS_CAPACITY_voluntary"
+//! settings = ["features=UTIL_FITS_CAPACITY", "preempt=voluntary"]
+//! base = "baseline_voluntary"   # an earlier variant: this row's perc_diff is against it
 //! [[metric]]
 //! name = "cpu-migrations"
 //! path = "perf.cpu_migrations"
