@@ -143,8 +143,9 @@ def sweep(
 class StudyResult:
     """A study. ``table``: one row per metric and variant (``metric``, ``path``, ``tag``,
     ``mean``, ``ci95``, ``perc_diff``, ``p_value``, ``ours``, ``published``,
-    ``published_perc_diff``, ``theirs``, and ``compared_with`` where a variant names its
-    own base), the numbers ``schedlab study run`` prints;
+    ``published_perc_diff``, ``theirs``, ``compared_with`` where a variant names its
+    own base, and ``resolves_pct``: the smallest change the seeds detect), the numbers
+    ``schedlab study run`` prints;
     ``raw``: its ``--json`` document."""
 
     def __init__(self, raw: Dict[str, Any]):

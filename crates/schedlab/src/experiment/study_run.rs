@@ -2,7 +2,7 @@
 
 use super::ab::metrics::flatten;
 use super::ab::perc_diff;
-use super::ab::stats::{welch, Summary};
+use super::ab::stats::{resolvable_pct, welch, Summary};
 use super::ab::table::num;
 use super::parallel::run_all;
 use super::study::{Better, Study};
@@ -66,6 +66,11 @@ pub struct VariantRow {
     /// metric's: this row's perc_diff is against that run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compared_with: Option<String>,
+    /// The smallest |perc_diff| these seeds detect with 80 % power at p < 0.05, from this
+    /// run's and its base's spread (`resolvable_pct`): a thread effect below it cannot
+    /// show as significant here, whatever the model does. None for the base row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolves_pct: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -202,6 +207,11 @@ pub fn run_study(
                 identical_to,
                 is_base,
                 compared_with: (row_base != m.base).then(|| study.variants[row_base].tag.clone()),
+                resolves_pct: if is_base {
+                    None
+                } else {
+                    resolvable_pct(&base, &s)
+                },
             });
         }
         metrics.push(MetricResult {
@@ -306,6 +316,15 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
         s,
         "\ndirections agreeing with the thread: {agree} of {compared}"
     );
+    let below = below_resolution(r);
+    if !below.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nThread effects smaller than {} seed(s) resolve here (80 % power at p < 0.05, from both runs' spread), so ours cannot show them as significant: {}",
+            r.seeds,
+            below.join("; ")
+        );
+    }
     let sourced: Vec<_> = study
         .variants
         .iter()
@@ -321,6 +340,31 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
         let _ = writeln!(s, "\n{}", study.notes.trim());
     }
     s
+}
+
+/// Counted rows whose thread perc_diff is a change smaller than the row resolves:
+/// "METRIC TAG: thread X%, resolves ±Y%".
+fn below_resolution(r: &StudyResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in &r.metrics {
+        for row in &m.rows {
+            let (Some(theirs), Some(res), Some(_)) =
+                (row.published_perc_diff, row.resolves_pct, row.agrees)
+            else {
+                continue;
+            };
+            if theirs.abs() >= UNCHANGED_PCT && theirs.abs() < res {
+                out.push(format!(
+                    "{} {}: thread {}%, resolves ±{}%",
+                    m.name,
+                    row.tag,
+                    num(theirs),
+                    num(res)
+                ));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -509,5 +553,48 @@ path = "perf.context_switches"
         assert!(render_study(&study, &r).contains("| d (vs c) |"));
         assert_refused(&text("base = \"x\""), "base 'x' is not an earlier variant");
         assert_refused(&text("bsae = \"c\""), "unknown key 'bsae'");
+    }
+
+    #[test]
+    fn thread_effects_below_what_the_seeds_resolve_are_named() {
+        let row =
+            |tag: &str, theirs: Option<f64>, resolves: Option<f64>, is_base: bool| VariantRow {
+                tag: tag.into(),
+                mean: 1.0,
+                ci95: 0.1,
+                perc_diff: 0.0,
+                p_value: 1.0,
+                ours: Direction::Unchanged,
+                published: None,
+                published_perc_diff: theirs,
+                theirs: theirs.map(|d| direction(d, Better::Lower, true)),
+                identical_to_base: false,
+                identical_to: None,
+                agrees: (!is_base && theirs.is_some()).then_some(false),
+                is_base,
+                compared_with: None,
+                resolves_pct: resolves,
+            };
+        let r = StudyResult {
+            name: "t".into(),
+            seeds: 5,
+            metrics: vec![MetricResult {
+                name: "cs".into(),
+                path: "perf.context_switches".into(),
+                rows: vec![
+                    row("base", Some(0.0), None, true),
+                    // 7 % by the thread, 10 % resolvable: named.
+                    row("small", Some(7.0), Some(10.0), false),
+                    // 30 % against 10 %: resolvable, not named.
+                    row("big", Some(-30.0), Some(10.0), false),
+                    // "Unchanged" by the thread is no effect to resolve.
+                    row("flat", Some(0.5), Some(10.0), false),
+                    // No thread number: nothing to compare.
+                    row("ours", None, Some(10.0), false),
+                ],
+            }],
+            runs: Vec::new(),
+        };
+        assert_eq!(below_resolution(&r), ["cs small: thread 7%, resolves ±10%"]);
     }
 }

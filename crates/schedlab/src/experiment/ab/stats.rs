@@ -149,8 +149,7 @@ pub fn welch(a: &Summary, b: &Summary) -> (f64, f64, f64) {
     if a.n < 2 || b.n < 2 {
         return (0.0, 0.0, 1.0);
     }
-    let (va, vb) = (a.sd * a.sd / a.n as f64, b.sd * b.sd / b.n as f64);
-    let se2 = va + vb;
+    let (se2, df) = welch_se2_df(a, b);
     if se2 == 0.0 {
         return if a.mean == b.mean {
             (0.0, 0.0, 1.0)
@@ -159,8 +158,32 @@ pub fn welch(a: &Summary, b: &Summary) -> (f64, f64, f64) {
         };
     }
     let t = (b.mean - a.mean) / se2.sqrt();
-    let df = se2 * se2 / (va * va / (a.n as f64 - 1.0) + vb * vb / (b.n as f64 - 1.0));
     (t, df, t_two_sided_p(t, df))
+}
+
+/// The squared standard error of the difference of two means and its Welch–Satterthwaite
+/// degrees of freedom (NaN when both samples are constant). Both need n ≥ 2.
+fn welch_se2_df(a: &Summary, b: &Summary) -> (f64, f64) {
+    let (va, vb) = (a.sd * a.sd / a.n as f64, b.sd * b.sd / b.n as f64);
+    let se2 = va + vb;
+    let df = se2 * se2 / (va * va / (a.n as f64 - 1.0) + vb * vb / (b.n as f64 - 1.0));
+    (se2, df)
+}
+
+/// The smallest |perc_diff| (percent of `base`'s mean) that samples of these sizes and
+/// spreads detect with 80 % power by Welch's test at p < 0.05: (t₀.₀₂₅ + t₀.₂₀) × SE ÷ mean,
+/// SE and the degrees of freedom as in `welch`. None when the base mean is 0 or a sample
+/// has fewer than two values; 0 when both samples are constant (any change shows).
+pub fn resolvable_pct(base: &Summary, other: &Summary) -> Option<f64> {
+    if base.n < 2 || other.n < 2 || base.mean == 0.0 {
+        return None;
+    }
+    let (se2, df) = welch_se2_df(base, other);
+    if se2 == 0.0 {
+        return Some(0.0);
+    }
+    let t = t_quantile_two_sided(0.05, df) + t_quantile_two_sided(0.40, df);
+    Some(100.0 * t * se2.sqrt() / base.mean.abs())
 }
 
 /// Holm–Bonferroni: which of `ps` are significant at family-wise level `alpha`.
@@ -185,6 +208,28 @@ mod tests {
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn resolvable_effect_is_the_power_formula() {
+        // n = 5 each, sd 1, mean 10: SE = sqrt(2/5), df = 8, t(0.025) = 2.306, t(0.20) =
+        // 0.889 (tables): 3.195 x 0.6325 / 10 = 20.2 %.
+        let s = Summary {
+            n: 5,
+            mean: 10.0,
+            sd: 1.0,
+        };
+        let got = resolvable_pct(&s, &s).unwrap();
+        assert!(close(got, 20.21, 0.02), "{got}");
+        // n = 20: df = 38, t(0.025) = 2.0244, t(0.20) = 0.8510: 2.8754 x sqrt(0.1) x 10.
+        let s20 = Summary { n: 20, ..s };
+        let got20 = resolvable_pct(&s20, &s20).unwrap();
+        assert!(close(got20, 9.093, 0.01), "{got20}");
+        // A constant pair resolves any change.
+        let flat = Summary { sd: 0.0, ..s };
+        assert_eq!(resolvable_pct(&flat, &flat), Some(0.0));
+        assert_eq!(resolvable_pct(&Summary { mean: 0.0, ..s }, &s), None);
+        assert_eq!(resolvable_pct(&Summary { n: 1, ..s }, &s), None);
     }
 
     #[test]
