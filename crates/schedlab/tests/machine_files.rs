@@ -126,6 +126,16 @@ fn each_rule_is_enforced_with_key_and_fix() {
         "numa.distance",
     );
     broken(
+        "[numa]\ndistance = [[10, 20], [20, 10]]\n",
+        "[numa]\nnode_reclaim_distance = 32\n",
+        "numa.distance",
+    );
+    broken(
+        "distance = [[10, 20], [20, 10]]\n",
+        "distance = [[10, 20], [20, 10]]\nnode_reclaim_distance = 5\n",
+        "numa.node_reclaim_distance",
+    );
+    broken(
         "core = 1, llc = 1, package = 1, node = 1 },\n]",
         "core = 1, llc = 0, package = 1, node = 1 },\n]",
         "llc",
@@ -154,6 +164,8 @@ threads_per_core = 2
 numbering = "strided"
 khz = 2400000
 distance_remote = 32
+[numa]  # AMD Zen: init_amd_zn sets node_reclaim_distance = 32
+node_reclaim_distance = 32
 [costs]  # seed 000's per-message costs (machine/servers.rs)
 pipe_write_ns = 600
 pipe_read_ns = 500

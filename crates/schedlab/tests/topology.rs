@@ -2,7 +2,7 @@
 //! groups, degenerate removal, shortcuts, imb_numa_nr).
 
 use schedlab::machine::build::{Shape, SmtNumbering};
-use schedlab::machine::{pixel6::pixel6, presets::smp};
+use schedlab::machine::{pixel6::pixel6, presets::machine_from_name, presets::smp};
 use schedlab::sched::topology::*;
 
 fn names(sds: &SchedDomains, cpu: usize) -> Vec<&'static str> {
@@ -187,6 +187,20 @@ fn epyc_2s_nps1() {
     assert_eq!(sds.shared[c.sd_llc_shared.unwrap()].nr_busy_cpus, 16);
     let pkg = dom(&sds, 0, "PKG");
     assert_eq!((pkg.cache_nice_tries, pkg.flags), (1, DEFAULT));
+}
+
+#[test]
+fn amd_zen_keeps_fork_balance_and_wake_affine_across_its_sockets() {
+    // init_amd_zn sets node_reclaim_distance = 32 on families 17h/19h, so the EPYC 9654's
+    // remote socket (SLIT 32) is not "too far" for sd_init; at RECLAIM_DISTANCE (30) it is.
+    let far = SdFlags::BALANCE_EXEC | SdFlags::BALANCE_FORK | SdFlags::WAKE_AFFINE;
+    let mut m = machine_from_name("epyc-9654-2s").unwrap();
+    assert_eq!(m.node_reclaim_distance, 32);
+    assert!(dom(&build_sched_domains(&m), 0, "NUMA").flags.contains(far));
+    m.node_reclaim_distance = 30;
+    assert!(!dom(&build_sched_domains(&m), 0, "NUMA")
+        .flags
+        .intersects(far));
 }
 
 #[test]

@@ -168,12 +168,10 @@ fn wf_current_cpu_returns_the_waking_cpu() {
     assert_ne!(cpu, 0);
 }
 
-#[test]
-fn no_wake_affine_domain_across_far_numa_keeps_the_wakee_near_prev() {
-    // epyc-9654-2s: the two sockets are 32 apart (SLIT), beyond RECLAIM_DISTANCE (30), so
-    // the NUMA level has no SD_WAKE_AFFINE: a waker on socket 0 cannot pull a wakee whose
-    // prev is on socket 1; select_idle_sibling runs from prev.
-    let sc = scenario("epyc-9654-2s", 1);
+/// A waker hogging CPU 0 of `machine` (an EPYC 9654 pair) sync-wakes a sleeper whose
+/// prev is CPU 100 on the other socket: (the CPU chosen, wake_affine's pulls).
+fn cross_socket_sync_wake(machine: &str) -> (usize, u64) {
+    let sc = scenario(machine, 1);
     let waker = hog("waker", 0, Some(vec![0]));
     let wakee = task(
         "wakee",
@@ -187,14 +185,35 @@ fn no_wake_affine_domain_across_far_numa_keeps_the_wakee_near_prev() {
     let n = s.sched.machine.nr_cpus();
     s.sched.tasks[1].cpus_allowed = vec![true; n].into();
     s.sched.tasks[1].nr_cpus_allowed = n;
-    let (node0, node100) = (
+    assert_ne!(
         s.sched.machine.cpus[0].numa_node,
-        s.sched.machine.cpus[100].numa_node,
+        s.sched.machine.cpus[100].numa_node
     );
-    assert_ne!(node0, node100);
     let cpu = s.sched.select_task_rq_fair(1, 100, wf::TTWU | wf::SYNC, 0);
-    assert_eq!(s.sched.placement.move_affine, 0);
-    assert_eq!(cpu, 100, "idle prev kept");
+    (cpu, s.sched.placement.move_affine)
+}
+
+#[test]
+fn wake_affine_crosses_numa_only_within_node_reclaim_distance() {
+    // epyc-9654-2s: the sockets are 32 apart (SLIT) and AMD Zen's node_reclaim_distance
+    // is 32 (init_amd_zn), so the NUMA level keeps SD_WAKE_AFFINE: the sync waker, alone
+    // on its CPU, pulls the wakee to its own LLC (CPUs 0-7 and 192-199).
+    let (cpu, pulls) = cross_socket_sync_wake("epyc-9654-2s");
+    assert_eq!(pulls, 1);
+    assert!((0..8).contains(&cpu) || (192..200).contains(&cpu), "{cpu}");
+    // The same machine at RECLAIM_DISTANCE (30, e.g. an Intel pair with this SLIT): no
+    // SD_WAKE_AFFINE across the sockets, so select_idle_sibling runs from prev.
+    let dir = std::env::temp_dir().join(format!("schedlab-reclaim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("epyc-reclaim-30.toml");
+    let text = schedlab::machine::machine_to_toml(
+        &schedlab::machine::presets::machine_from_name("epyc-9654-2s").unwrap(),
+    );
+    assert!(text.contains("node_reclaim_distance = 32"));
+    std::fs::write(&file, text.replace("node_reclaim_distance = 32\n", "")).unwrap();
+    let (cpu, pulls) = cross_socket_sync_wake(file.to_str().unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!((cpu, pulls), (100, 0), "idle prev kept");
 }
 
 /// A waiter pinned to idle CPU 1, woken from CPU 0: the state of CPU 1 the moment the

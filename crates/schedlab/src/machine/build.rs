@@ -126,6 +126,7 @@ impl Shape {
             cpus,
             freq_domains,
             numa_distance,
+            node_reclaim_distance: super::RECLAIM_DISTANCE,
             costs: self.costs,
             kernel: None,
         }

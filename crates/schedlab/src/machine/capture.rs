@@ -97,6 +97,7 @@ pub fn capture_with(root: &Path, cpuinfo: Option<&str>) -> Result<Machine, Input
         cpus,
         freq_domains,
         numa_distance,
+        node_reclaim_distance: super::RECLAIM_DISTANCE,
         costs: Costs::default(),
         kernel: None,
     };

@@ -73,8 +73,12 @@ pub fn parse_machine(text: &str, origin: &str) -> Result<Machine, InputError> {
         }
     };
     m.kernel = kernel_version(&file, origin)?;
-    match file.numa {
-        Some(numa) => m.numa_distance = numa.distance,
+    let (distance, reclaim) = match file.numa {
+        Some(numa) => (numa.distance, numa.node_reclaim_distance),
+        None => (None, None),
+    };
+    match distance {
+        Some(d) => m.numa_distance = d,
         None if file.shape.is_none() => {
             // One node needs no table; several must say how far apart they are.
             let nodes = m.cpus.iter().map(|c| c.numa_node).max().unwrap_or(0) + 1;
@@ -88,6 +92,18 @@ pub fn parse_machine(text: &str, origin: &str) -> Result<Machine, InputError> {
             m.numa_distance = vec![vec![10]];
         }
         None => {}
+    }
+    if let Some(d) = reclaim {
+        if d < 10 {
+            return Err(InputError::new(
+                format!("{origin}: numa.node_reclaim_distance"),
+                format!("{d} is below a node's distance to itself (10)"),
+            )
+            .with_fix(
+                "give the kernel's node_reclaim_distance: 30 (RECLAIM_DISTANCE), 32 on AMD Zen",
+            ));
+        }
+        m.node_reclaim_distance = d;
     }
     super::machine_check::check(&m, origin)?;
     Ok(m)
@@ -177,6 +193,7 @@ fn from_cpus(
         cpus,
         freq_domains,
         numa_distance: Vec::new(),
+        node_reclaim_distance: super::RECLAIM_DISTANCE,
         costs,
         kernel: None,
     })

@@ -97,5 +97,7 @@ pub(super) struct IdleToml {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct NumaToml {
-    pub distance: Vec<Vec<u32>>,
+    pub distance: Option<Vec<Vec<u32>>>,
+    /// node_reclaim_distance; RECLAIM_DISTANCE (30) when absent.
+    pub node_reclaim_distance: Option<u32>,
 }

@@ -78,6 +78,9 @@ fn write_all(m: &Machine, t: &mut String) -> std::fmt::Result {
         writeln!(t, "  [{}],", cells.join(", "))?;
     }
     writeln!(t, "]")?;
+    if m.node_reclaim_distance != super::RECLAIM_DISTANCE {
+        writeln!(t, "node_reclaim_distance = {}", m.node_reclaim_distance)?;
+    }
     writeln!(t)?;
     writeln!(t, "[costs]")?;
     // The Costs struct's own field names, in declaration order.

@@ -249,6 +249,16 @@ impl Costs {
     }
 }
 
+/// RECLAIM_DISTANCE (include/linux/topology.h): node_reclaim_distance's default.
+pub const RECLAIM_DISTANCE: u32 = 30;
+/// node_reclaim_distance on AMD Zen (arch/x86/kernel/cpu/amd.c, init_amd_zn, families
+/// 17h and 19h): a 2-socket EPYC's SLIT 32 stays "near".
+pub const RECLAIM_DISTANCE_AMD_ZEN: u32 = 32;
+
+fn is_reclaim_distance(d: &u32) -> bool {
+    *d == RECLAIM_DISTANCE
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Machine {
     /// Name as given by the user (preset name or file).
@@ -257,6 +267,10 @@ pub struct Machine {
     pub freq_domains: Vec<FreqDomain>,
     /// SLIT-style NUMA distances, node × node (10 on the diagonal).
     pub numa_distance: Vec<Vec<u32>>,
+    /// node_reclaim_distance (sd_init): NUMA levels farther than this lose BALANCE_EXEC,
+    /// BALANCE_FORK and WAKE_AFFINE. RECLAIM_DISTANCE unless the architecture sets it.
+    #[serde(skip_serializing_if = "is_reclaim_distance")]
+    pub node_reclaim_distance: u32,
     pub costs: Costs,
     /// The kernel version the machine runs (machine file key `kernel`), checked and used
     /// by the scenario unless it names its own.

@@ -141,6 +141,7 @@ pub fn pixel6() -> Machine {
             domain(vec![6, 7], opp_table(650, CL2_X1), idle_states(455, 3500)),
         ],
         numa_distance: vec![vec![10]],
+        node_reclaim_distance: super::RECLAIM_DISTANCE,
         costs: Costs::default(),
         kernel: None,
     }
@@ -158,6 +159,7 @@ pub fn smp_dvfs(n: usize) -> Machine {
             idle_states(455, 3500),
         )],
         numa_distance: vec![vec![10]],
+        node_reclaim_distance: super::RECLAIM_DISTANCE,
         costs: Costs::default(),
         kernel: None,
     }

@@ -166,6 +166,7 @@ pub fn smp(n: usize) -> Machine {
             idle_states: Vec::new(),
         }],
         numa_distance: vec![vec![10]],
+        node_reclaim_distance: super::RECLAIM_DISTANCE,
         costs: Costs::default(),
         kernel: None,
     }

@@ -16,7 +16,7 @@ pub fn smt(cores: usize, threads: usize) -> Machine {
 /// x86 strided numbering: siblings n and n+192, socket 0 = CPUs 0-95 and 192-287.
 /// L2 is per core, so there is no cluster above the core (CLS degenerates into SMT).
 pub fn epyc_9654_2s() -> Machine {
-    Shape {
+    let mut m = Shape {
         name: "epyc-9654-2s".into(),
         packages: 2,
         nodes_per_package: 1,
@@ -32,7 +32,11 @@ pub fn epyc_9654_2s() -> Machine {
         khz: 2_400_000,
         costs: seed000_costs(),
     }
-    .build()
+    .build();
+    // AMD Zen (family 19h): init_amd_zn raises node_reclaim_distance to 32, so the
+    // remote socket keeps fork/exec balancing and wake-affine.
+    m.node_reclaim_distance = super::RECLAIM_DISTANCE_AMD_ZEN;
+    m
 }
 
 /// Seed 000's per-message costs: its thread ran hackbench --pipe for 49 s on 384 CPUs

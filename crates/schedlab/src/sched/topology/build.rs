@@ -182,7 +182,9 @@ impl Builder<'_> {
             (117, 1)
         } else if flags.contains(SdFlags::NUMA) {
             flags = (flags & !SdFlags::PREFER_SIBLING) | SdFlags::SERIALIZE;
-            if self.out.numa_distances[level.numa_level] > NODE_RECLAIM_DISTANCE {
+            // sd_init: beyond node_reclaim_distance a level is too far for fork/exec
+            // balancing and wake-affine.
+            if self.out.numa_distances[level.numa_level] > self.m.node_reclaim_distance {
                 flags =
                     flags & !(SdFlags::BALANCE_EXEC | SdFlags::BALANCE_FORK | SdFlags::WAKE_AFFINE);
             }

@@ -32,9 +32,6 @@ pub type SharedId = usize;
 pub type SpanId = usize;
 pub type RingId = usize;
 
-/// node_reclaim_distance = RECLAIM_DISTANCE (sd_init): NUMA levels farther
-/// than this lose BALANCE_EXEC, BALANCE_FORK and WAKE_AFFINE.
-pub const NODE_RECLAIM_DISTANCE: u32 = 30;
 /// sd_init's busy_factor.
 pub const BUSY_FACTOR: u32 = 16;
 
