@@ -40,9 +40,9 @@ pub fn epyc_9654_2s() -> Machine {
 }
 
 /// Seed 000's per-message costs: its thread ran hackbench --pipe for 49 s on 384 CPUs
-/// with 6.1e9 messages, ≈ 2 µs of CPU per message once SMT sharing and the scheduler's
-/// own costs are counted, which these pipe costs (the values schedlab had before they
-/// became machine parameters) reproduce.
+/// with 6.1e9 messages, ≈ 2 µs of CPU per message; these pipe costs gave that before
+/// the line-bounce, switch and migration costs were added on top (now ≈ 3.9 µs:
+/// docs/machines.md, `ci/hackbench_costs.sh`).
 fn seed000_costs() -> super::Costs {
     super::Costs {
         pipe_write_ns: 600,
