@@ -1,7 +1,7 @@
 //! Machine files: every preset round-trips through TOML, every validation rule rejects
 //! with the key and a fix, the shape form builds, and capture reads a fake sysfs tree.
 
-use schedlab::machine::capture::{capture, capture_with, cpuinfo_khz};
+use schedlab::machine::capture::{capture, capture_with, cpuinfo_khz, node_reclaim_distance};
 use schedlab::machine::presets::{machine_from_name, PRESET_EXAMPLES};
 use schedlab::machine::{machine_to_toml, parse_machine};
 use std::path::Path;
@@ -417,4 +417,17 @@ context_switch_ns = 7000
         .to_string();
         assert!(e.contains("s.toml") && e.contains(want), "{e}");
     }
+}
+
+#[test]
+fn capture_takes_amd_zens_node_reclaim_distance_from_cpuinfo() {
+    let cpu = |vendor: &str, family: u32| {
+        format!("processor\t: 0\nvendor_id\t: {vendor}\ncpu family\t: {family}\nmodel\t\t: 17\n\n")
+    };
+    assert_eq!(node_reclaim_distance(&cpu("AuthenticAMD", 25)), 32);
+    assert_eq!(node_reclaim_distance(&cpu("AuthenticAMD", 23)), 32);
+    // Pre-Zen AMD (family 15h) and Intel keep RECLAIM_DISTANCE.
+    assert_eq!(node_reclaim_distance(&cpu("AuthenticAMD", 21)), 30);
+    assert_eq!(node_reclaim_distance(&cpu("GenuineIntel", 6)), 30);
+    assert_eq!(node_reclaim_distance("processor\t: 0\n"), 30);
 }

@@ -97,13 +97,32 @@ pub fn capture_with(root: &Path, cpuinfo: Option<&str>) -> Result<Machine, Input
         cpus,
         freq_domains,
         numa_distance,
-        node_reclaim_distance: super::RECLAIM_DISTANCE,
+        node_reclaim_distance: cpuinfo.map_or(super::RECLAIM_DISTANCE, node_reclaim_distance),
         costs: Costs::default(),
         kernel: None,
     };
     // What the host reported must make a machine the simulator accepts.
     super::machine_check::check(&m, &format!("sysfs under {}", root.display()))?;
     Ok(m)
+}
+
+/// The node_reclaim_distance the host's kernel sets: 32 on AMD Zen (`vendor_id`
+/// AuthenticAMD, `cpu family` 23, 25 or 26: init_amd_zn / init_amd_zen_common in
+/// arch/x86/kernel/cpu/amd.c), else RECLAIM_DISTANCE.
+pub fn node_reclaim_distance(cpuinfo: &str) -> u32 {
+    let field = |key: &str| {
+        cpuinfo.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == key).then(|| v.trim().to_string())
+        })
+    };
+    let zen = field("vendor_id").as_deref() == Some("AuthenticAMD")
+        && matches!(field("cpu family").as_deref(), Some("23" | "25" | "26"));
+    if zen {
+        super::RECLAIM_DISTANCE_AMD_ZEN
+    } else {
+        super::RECLAIM_DISTANCE
+    }
 }
 
 /// Dense numbering of raw keys in order of first appearance.
