@@ -430,4 +430,7 @@ fn capture_takes_amd_zens_node_reclaim_distance_from_cpuinfo() {
     assert_eq!(node_reclaim_distance(&cpu("AuthenticAMD", 21)), 30);
     assert_eq!(node_reclaim_distance(&cpu("GenuineIntel", 6)), 30);
     assert_eq!(node_reclaim_distance("processor\t: 0\n"), 30);
+    // powerpc's RECLAIM_DISTANCE.
+    let power = "processor\t: 0\ncpu\t\t: POWER10 (architected), altivec supported\n";
+    assert_eq!(node_reclaim_distance(power), 10);
 }

@@ -204,6 +204,26 @@ fn amd_zen_keeps_fork_balance_and_wake_affine_across_its_sockets() {
 }
 
 #[test]
+fn power10_balances_forks_and_wake_ups_on_no_numa_level() {
+    // powerpc's RECLAIM_DISTANCE is 10, so even the chips of one drawer (20) are "far".
+    let far = SdFlags::BALANCE_EXEC | SdFlags::BALANCE_FORK | SdFlags::WAKE_AFFINE;
+    let m = machine_from_name("power10-240c-smt8").unwrap();
+    assert_eq!(m.node_reclaim_distance, 10);
+    let sds = build_sched_domains(&m);
+    let numa: Vec<_> = sds
+        .for_each_domain(0)
+        .map(|d| &sds.domains[d])
+        .filter(|d| d.flags.contains(SdFlags::NUMA))
+        .collect();
+    assert_eq!(numa.len(), 2, "the drawer (20) and the machine (40)");
+    assert!(numa.iter().all(|d| !d.flags.intersects(far)));
+    // Below the NUMA levels (the chip) forks still spread.
+    assert!(sds.domains[sds.for_each_domain(0).nth(1).unwrap()]
+        .flags
+        .contains(SdFlags::BALANCE_FORK));
+}
+
+#[test]
 fn epyc_2s_nps4_has_no_pkg_level() {
     let m = epyc(4).build();
     let sds = build_sched_domains(&m);

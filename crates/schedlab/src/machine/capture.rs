@@ -108,7 +108,8 @@ pub fn capture_with(root: &Path, cpuinfo: Option<&str>) -> Result<Machine, Input
 
 /// The node_reclaim_distance the host's kernel sets: 32 on AMD Zen (`vendor_id`
 /// AuthenticAMD, `cpu family` 23, 25 or 26: init_amd_zn / init_amd_zen_common in
-/// arch/x86/kernel/cpu/amd.c), else RECLAIM_DISTANCE.
+/// arch/x86/kernel/cpu/amd.c), 10 on POWER (`cpu : POWERn`; powerpc's RECLAIM_DISTANCE),
+/// else RECLAIM_DISTANCE.
 pub fn node_reclaim_distance(cpuinfo: &str) -> u32 {
     let field = |key: &str| {
         cpuinfo.lines().find_map(|l| {
@@ -118,8 +119,11 @@ pub fn node_reclaim_distance(cpuinfo: &str) -> u32 {
     };
     let zen = field("vendor_id").as_deref() == Some("AuthenticAMD")
         && matches!(field("cpu family").as_deref(), Some("23" | "25" | "26"));
+    let power = field("cpu").is_some_and(|c| c.starts_with("POWER"));
     if zen {
         super::RECLAIM_DISTANCE_AMD_ZEN
+    } else if power {
+        super::RECLAIM_DISTANCE_POWERPC
     } else {
         super::RECLAIM_DISTANCE
     }

@@ -255,6 +255,10 @@ pub const RECLAIM_DISTANCE: u32 = 30;
 /// 17h and 19h): a 2-socket EPYC's SLIT 32 stays "near".
 pub const RECLAIM_DISTANCE_AMD_ZEN: u32 = 32;
 
+/// RECLAIM_DISTANCE on powerpc (arch/powerpc/include/asm/topology.h): every NUMA level
+/// is beyond it, so none balances forks or pulls wakees.
+pub const RECLAIM_DISTANCE_POWERPC: u32 = 10;
+
 fn is_reclaim_distance(d: &u32) -> bool {
     *d == RECLAIM_DISTANCE
 }

@@ -89,6 +89,8 @@ pub fn power10_240c_smt8() -> Machine {
             }
         }
     }
+    // powerpc defines RECLAIM_DISTANCE 10: no NUMA level balances forks or wake-ups.
+    m.node_reclaim_distance = super::RECLAIM_DISTANCE_POWERPC;
     m
 }
 
