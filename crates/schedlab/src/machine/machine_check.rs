@@ -198,7 +198,22 @@ fn check_siblings(m: &Machine, origin: &str) -> Result<(), InputError> {
     Ok(())
 }
 
+/// LOCAL_DISTANCE (include/linux/topology.h): a node's SLIT distance to itself.
+const LOCAL_DISTANCE: u32 = 10;
+
 fn check_distances(m: &Machine, origin: &str) -> Result<(), InputError> {
+    if m.node_reclaim_distance < LOCAL_DISTANCE {
+        return Err(InputError::new(
+            format!("{origin}: numa.node_reclaim_distance"),
+            format!(
+                "{} is below a node's distance to itself ({LOCAL_DISTANCE})",
+                m.node_reclaim_distance
+            ),
+        )
+        .with_fix(
+            "give the kernel's node_reclaim_distance: 30 (RECLAIM_DISTANCE), 32 on AMD Zen, 10 on POWER",
+        ));
+    }
     let at = format!("{origin}: numa.distance");
     let d = &m.numa_distance;
     let nodes = m.cpus.iter().map(|c| c.numa_node).max().unwrap_or(0) + 1;
@@ -221,11 +236,11 @@ fn check_distances(m: &Machine, origin: &str) -> Result<(), InputError> {
     for (a, row) in d.iter().enumerate() {
         for (b, &v) in row.iter().enumerate() {
             let here = format!("{at}[{a}][{b}]");
-            if a == b && v != 10 {
+            if a == b && v != LOCAL_DISTANCE {
                 return Err(InputError::new(here, format!("{v} on the diagonal"))
                     .with_fix("a node's distance to itself is 10 (SLIT)"));
             }
-            if a != b && v <= 10 {
+            if a != b && v <= LOCAL_DISTANCE {
                 return Err(
                     InputError::new(here, format!("{v} between different nodes"))
                         .with_fix("remote distances are above 10 (SLIT), e.g. 20"),

@@ -94,15 +94,6 @@ pub fn parse_machine(text: &str, origin: &str) -> Result<Machine, InputError> {
         None => {}
     }
     if let Some(d) = reclaim {
-        if d < 10 {
-            return Err(InputError::new(
-                format!("{origin}: numa.node_reclaim_distance"),
-                format!("{d} is below a node's distance to itself (10)"),
-            )
-            .with_fix(
-                "give the kernel's node_reclaim_distance: 30 (RECLAIM_DISTANCE), 32 on AMD Zen",
-            ));
-        }
         m.node_reclaim_distance = d;
     }
     super::machine_check::check(&m, origin)?;
