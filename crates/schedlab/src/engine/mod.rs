@@ -4,5 +4,6 @@
 
 pub mod queue;
 pub mod rng;
+mod slot_tree;
 
 pub use queue::{Event, EventQueue};

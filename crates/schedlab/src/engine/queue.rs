@@ -1,11 +1,12 @@
 //! Event queue with a total, deterministic order: by time, then by the sequence number
 //! given when the event was scheduled (first scheduled, first run).
 //!
-//! Per-CPU timers (work completion, tick, hrtick) live in an indexed heap with one slot
-//! each: re-arming replaces the old expiry instead of leaving a stale event behind, which
-//! keeps the queue small on the hot path. Both heaps share one sequence counter, so the
-//! merged order is still total.
+//! Per-CPU timers (work completion, tick, hrtick) live in winner trees with one slot
+//! each (slot_tree.rs): re-arming replaces the old expiry instead of leaving a stale event
+//! behind, which keeps the queue small on the hot path. The trees and the one-off heap
+//! share one sequence counter, so the merged order is still total.
 
+use super::slot_tree::SlotTree;
 use crate::ids::{CpuId, TaskId};
 use crate::time::Ns;
 use std::cmp::Reverse;
@@ -74,22 +75,22 @@ impl CpuTimer {
 }
 
 /// (time, seq) key; the smallest runs first.
-type Key = (Ns, u64);
+pub(super) type Key = (Ns, u64);
 
-/// Bits of a timer heap entry's tag that hold the slot (7 timers × 149,796 CPUs); the
+/// Bits of a timer entry's tag that hold the slot (7 timers × 149,796 CPUs); the
 /// sequence number sits above them, so tags order as sequence numbers do.
 const SLOT_BITS: u32 = 20;
 
-/// A timer heap entry in 16 bytes (four children share a cache line or two): the expiry,
-/// and the arming sequence number and slot packed in one word.
+/// A timer entry in 16 bytes: the expiry, and the arming sequence number and slot packed
+/// in one word.
 #[derive(Debug, Clone, Copy)]
-struct Entry {
-    at: Ns,
-    tag: u64,
+pub(super) struct Entry {
+    pub(super) at: Ns,
+    pub(super) tag: u64,
 }
 
 impl Entry {
-    fn new((at, seq): Key, slot: usize) -> Entry {
+    pub(super) fn new((at, seq): Key, slot: usize) -> Entry {
         debug_assert!(slot < 1 << SLOT_BITS && seq < 1 << (64 - SLOT_BITS));
         Entry {
             at,
@@ -97,178 +98,20 @@ impl Entry {
         }
     }
 
-    fn slot(self) -> usize {
+    pub(super) fn slot(self) -> usize {
         (self.tag & ((1 << SLOT_BITS) - 1)) as usize
     }
 
-    fn key(self) -> Key {
+    pub(super) fn key(self) -> Key {
         (self.at, self.tag >> SLOT_BITS)
     }
 
     /// Earlier in the (time, seq) order, as one 128-bit comparison (no branch on the
     /// time comparison's outcome).
     #[inline]
-    fn before(self, other: Entry) -> bool {
+    pub(super) fn before(self, other: Entry) -> bool {
         let wide = |e: Entry| (u128::from(e.at) << 64) | u128::from(e.tag);
         wide(self) < wide(other)
-    }
-}
-
-/// Children per node of the timer heap: four halves the depth of a binary heap, and the
-/// minimum of four children is two independent comparisons then one, so a sift's chain
-/// of dependent loads is half as long.
-const ARITY: usize = 4;
-
-/// Indexed 4-ary min-heap over timer slots.
-#[derive(Debug, Default)]
-struct SlotHeap {
-    heap: Vec<Entry>,
-    /// Position of each slot in `heap`, or u32::MAX when unarmed.
-    pos: Vec<u32>,
-}
-
-impl SlotHeap {
-    fn swap(&mut self, a: usize, b: usize) {
-        self.heap.swap(a, b);
-        self.pos[self.heap[a].slot()] = a as u32;
-        self.pos[self.heap[b].slot()] = b as u32;
-    }
-
-    /// Put `e` at `i` and record where its slot is.
-    #[inline]
-    fn place(&mut self, i: usize, e: Entry) {
-        self.heap[i] = e;
-        self.pos[e.slot()] = i as u32;
-    }
-
-    /// Sift up with a hole: parents move down one step each, the entry is written once.
-    fn up(&mut self, mut i: usize) {
-        let item = self.heap[i];
-        while i > 0 {
-            let p = (i - 1) / ARITY;
-            if !item.before(self.heap[p]) {
-                break;
-            }
-            self.place(i, self.heap[p]);
-            i = p;
-        }
-        self.place(i, item);
-    }
-
-    /// The child of a full group at `c..c + 4` with the smallest key.
-    #[inline]
-    fn min_of_four(&self, c: usize) -> usize {
-        let h = &self.heap[c..c + ARITY];
-        let a = usize::from(h[1].before(h[0]));
-        let b = 2 + usize::from(h[3].before(h[2]));
-        c + if h[b].before(h[a]) { b } else { a }
-    }
-
-    /// The child of `i` with the smallest key, if `i` has children.
-    #[inline]
-    fn min_child(&self, i: usize) -> Option<usize> {
-        let n = self.heap.len();
-        let c = ARITY * i + 1;
-        if c + ARITY <= n {
-            Some(self.min_of_four(c))
-        } else if c < n {
-            Some((c + 1..n).fold(c, |m, j| {
-                if self.heap[j].before(self.heap[m]) {
-                    j
-                } else {
-                    m
-                }
-            }))
-        } else {
-            None
-        }
-    }
-
-    /// Sift down with a hole, bottom-up (as std's BinaryHeap::pop): a re-armed or moved
-    /// entry usually belongs near the leaves, so walk the smallest children to a leaf
-    /// without comparing against the entry, then sift it back up the few levels it must.
-    /// Keys are unique (the sequence number), so the heap's order is the same either way.
-    /// The first level is checked against the entry: a re-armed timer that is still the
-    /// earliest (the next busy period of a lone runner) stays at the root.
-    fn down(&mut self, start: usize) {
-        let item = self.heap[start];
-        let mut i = start;
-        let mut first = true;
-        while let Some(m) = self.min_child(i) {
-            if first && !self.heap[m].before(item) {
-                return;
-            }
-            first = false;
-            self.place(i, self.heap[m]);
-            i = m;
-        }
-        while i > start {
-            let p = (i - 1) / ARITY;
-            if !item.before(self.heap[p]) {
-                break;
-            }
-            self.place(i, self.heap[p]);
-            i = p;
-        }
-        self.place(i, item);
-    }
-
-    fn set(&mut self, slot: usize, key: Key) {
-        if slot >= self.pos.len() {
-            self.pos.resize(slot + 1, u32::MAX);
-        }
-        let e = Entry::new(key, slot);
-        match self.pos[slot] {
-            u32::MAX => {
-                self.heap.push(e);
-                self.up(self.heap.len() - 1);
-            }
-            p => {
-                let i = p as usize;
-                let old = self.heap[i];
-                self.heap[i] = e;
-                if e.before(old) {
-                    self.up(i);
-                } else {
-                    self.down(i);
-                }
-            }
-        }
-    }
-
-    fn remove(&mut self, slot: usize) {
-        let Some(&p) = self.pos.get(slot) else {
-            return;
-        };
-        if p == u32::MAX {
-            return;
-        }
-        let i = p as usize;
-        let last = self.heap.len() - 1;
-        self.swap(i, last);
-        self.heap.pop();
-        self.pos[slot] = u32::MAX;
-        if i < self.heap.len() {
-            self.down(i);
-            self.up(i);
-        }
-    }
-
-    fn armed(&self, slot: usize) -> bool {
-        self.pos.get(slot).is_some_and(|&p| p != u32::MAX)
-    }
-
-    /// The earliest expiry of any slot but `slot`.
-    fn earliest_except(&self, slot: usize) -> Option<Key> {
-        let root = *self.heap.first()?;
-        if root.slot() != slot {
-            return Some(root.key());
-        }
-        self.min_child(0).map(|c| self.heap[c].key())
-    }
-
-    fn peek(&self) -> Option<(Key, u32)> {
-        self.heap.first().map(|e| (e.key(), e.slot() as u32))
     }
 }
 
@@ -284,16 +127,15 @@ fn earliest(a: Option<Key>, b: Option<Key>) -> Option<Key> {
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<(Key, EventBits)>>,
-    /// The work timers (slot = CPU) apart from the other per-CPU timers: busy periods
-    /// are microseconds and ticks milliseconds, so in one heap a re-armed work timer
-    /// sifted past the ticks at the leaves; apart, each heap is half as big.
-    work: SlotHeap,
+    /// The work timers (slot = CPU), dense and re-armed at nearly every event, apart
+    /// from the other per-CPU timers: a tree over CPUs only is shallower.
+    work: SlotTree,
     /// Every other per-CPU timer (slot = cpu × NR_CPU_TIMERS + timer).
-    timers: SlotHeap,
+    timers: SlotTree,
     seq: u64,
-    /// The timer slot `pop` returned last, still at the root of `timers`: its handler
-    /// usually re-arms it (the next busy period), which then sifts the root down once
-    /// instead of removing it and inserting it again. Removed at the next pop if not.
+    /// The timer slot `pop` returned last, still armed in its tree: its handler usually
+    /// re-arms it (the next busy period), which then updates the slot once instead of
+    /// removing it and inserting it again. Removed at the next pop if not.
     fired: Option<u32>,
 }
 
@@ -361,17 +203,20 @@ impl EventQueue {
         if self.fired == Some(slot as u32) {
             self.fired = None;
         }
-        let (heap, i) = self.heap_of(slot);
-        heap.set(i, (at, seq));
+        if timer == CpuTimer::Work {
+            self.work.set(cpu, (at, seq));
+        } else {
+            self.timers.set(slot, (at, seq));
+        }
     }
 
-    /// The heap holding global timer slot `slot`, and the slot's index in it.
+    /// Disarm global timer slot `slot` in whichever tree holds it.
     #[inline]
-    fn heap_of(&mut self, slot: usize) -> (&mut SlotHeap, usize) {
+    fn remove_slot(&mut self, slot: usize) {
         if slot % NR_CPU_TIMERS == CpuTimer::Work as usize {
-            (&mut self.work, slot / NR_CPU_TIMERS)
+            self.work.remove(slot / NR_CPU_TIMERS);
         } else {
-            (&mut self.timers, slot)
+            self.timers.remove(slot);
         }
     }
 
@@ -380,8 +225,7 @@ impl EventQueue {
         if self.fired == Some(slot as u32) {
             self.fired = None;
         }
-        let (heap, i) = self.heap_of(slot);
-        heap.remove(i);
+        self.remove_slot(slot);
     }
 
     pub fn is_armed(&self, cpu: CpuId, timer: CpuTimer) -> bool {
@@ -396,8 +240,7 @@ impl EventQueue {
     /// Drop the last fired timer if its handler did not re-arm it.
     fn retire_fired(&mut self) {
         if let Some(slot) = self.fired.take() {
-            let (heap, i) = self.heap_of(slot as usize);
-            heap.remove(i);
+            self.remove_slot(slot as usize);
         }
     }
 
@@ -458,7 +301,7 @@ impl EventQueue {
         if key.0 > until {
             return None;
         }
-        // Left in the heap until its handler re-arms it or the next pop retires it.
+        // Left armed until its handler re-arms it or the next pop retires it.
         self.fired = Some(slot);
         Some((key.0, CpuTimer::event(slot as usize)))
     }
@@ -472,8 +315,7 @@ impl EventQueue {
 
     /// Pending events (one-off events plus armed timers).
     pub fn len(&self) -> usize {
-        self.heap.len() + self.work.heap.len() + self.timers.heap.len()
-            - usize::from(self.fired.is_some())
+        self.heap.len() + self.work.len() + self.timers.len() - usize::from(self.fired.is_some())
     }
 
     pub fn is_empty(&self) -> bool {

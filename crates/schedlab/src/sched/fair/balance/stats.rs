@@ -59,7 +59,8 @@ impl Sched {
             sgs.sum_h_nr_running += cfs.h_nr_runnable;
             let nr_running = rq.nr_running;
             sgs.sum_nr_running += nr_running;
-            if self.cpu_overutilized(i) {
+            // An OR over the group: once set, the rest of its CPUs cannot change it.
+            if !sgs.group_overutilized && self.cpu_overutilized(i) {
                 sgs.group_overutilized = true;
                 *sg_overutilized = true;
             }
