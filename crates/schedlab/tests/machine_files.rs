@@ -166,12 +166,6 @@ khz = 2400000
 distance_remote = 32
 [numa]  # AMD Zen: init_amd_zn sets node_reclaim_distance = 32
 node_reclaim_distance = 32
-[costs]  # seed 000's per-message costs (machine/servers.rs)
-pipe_write_ns = 600
-pipe_read_ns = 500
-socket_send_ns = 1000
-socket_recv_ns = 800
-copy_ns_per_kib = 100
 "#;
     let m = parse_machine(text, "s.toml").unwrap();
     assert_eq!(m, machine_from_name("epyc-9654-2s").unwrap());
