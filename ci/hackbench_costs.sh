@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Where seed 000's hackbench spends its CPU per message on epyc-9654-2s (docs/machines.md):
 # the util-fits-capacity study's own scenario (studies/util-fits-capacity.toml) at -l L
-# (default 500), one seed, with every cost beyond the per-operation ones (pipe_write/read,
-# copy) set to 0, then each group of them alone, then all of them (the preset). Prints
-# task-clock µs, context switches and migrations per message.
+# (default 500), one seed, with every CPU cost beyond the per-operation ones (pipe_write/read,
+# copy) set to 0, then each group of them alone, then all of them (the preset). Latencies
+# that cost no CPU (idle_exit_ns, wakeup_ipi_ns) and the SMT slow-down stay as the preset
+# has them. Prints task-clock µs, context switches and migrations per message.
 #   ci/hackbench_costs.sh BIN [LOOPS] [SEED]
 set -euo pipefail
 bin=$(realpath "$1"); loops=${2:-500}; seed=${3:-1}

@@ -170,8 +170,8 @@ fn wf_current_cpu_returns_the_waking_cpu() {
 
 /// A waker hogging CPU 0 of `machine` (an EPYC 9654 pair) sync-wakes a sleeper whose
 /// prev is CPU 100 on the other socket: (the CPU chosen, wake_affine's pulls).
-fn cross_socket_sync_wake(machine: &str) -> (usize, u64) {
-    let sc = scenario(machine, 1);
+fn cross_socket_sync_wake(machine: schedlab::machine::Machine) -> (usize, u64) {
+    let sc = scenario("epyc-9654-2s", 1);
     let waker = hog("waker", 0, Some(vec![0]));
     let wakee = task(
         "wakee",
@@ -180,7 +180,10 @@ fn cross_socket_sync_wake(machine: &str) -> (usize, u64) {
         Some(vec![100]),
         vec![Op::Sleep { ns: 10_000 * MS }],
     );
-    let mut s = sim(&sc, vec![waker, wakee]);
+    let mut s =
+        schedlab::experiment::run::prepare_on(&sc, machine, workload_of(vec![waker, wakee]))
+            .expect("valid scenario");
+    s.set_invariant_every(1);
     s.run_until(20 * MS);
     let n = s.sched.machine.nr_cpus();
     s.sched.tasks[1].cpus_allowed = vec![true; n].into();
@@ -198,21 +201,18 @@ fn wake_affine_crosses_numa_only_within_node_reclaim_distance() {
     // epyc-9654-2s: the sockets are 32 apart (SLIT) and AMD Zen's node_reclaim_distance
     // is 32 (init_amd_zn), so the NUMA level keeps SD_WAKE_AFFINE: the sync waker, alone
     // on its CPU, pulls the wakee to its own LLC (CPUs 0-7 and 192-199).
-    let (cpu, pulls) = cross_socket_sync_wake("epyc-9654-2s");
+    let epyc = schedlab::machine::presets::machine_from_name("epyc-9654-2s").unwrap();
+    assert_eq!(epyc.node_reclaim_distance, 32);
+    let (cpu, pulls) = cross_socket_sync_wake(epyc.clone());
     assert_eq!(pulls, 1);
     assert!((0..8).contains(&cpu) || (192..200).contains(&cpu), "{cpu}");
     // The same machine at RECLAIM_DISTANCE (30, e.g. an Intel pair with this SLIT): no
     // SD_WAKE_AFFINE across the sockets, so select_idle_sibling runs from prev.
-    let dir = std::env::temp_dir().join(format!("schedlab-reclaim-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("epyc-reclaim-30.toml");
-    let text = schedlab::machine::machine_to_toml(
-        &schedlab::machine::presets::machine_from_name("epyc-9654-2s").unwrap(),
-    );
-    assert!(text.contains("node_reclaim_distance = 32"));
-    std::fs::write(&file, text.replace("node_reclaim_distance = 32\n", "")).unwrap();
-    let (cpu, pulls) = cross_socket_sync_wake(file.to_str().unwrap());
-    std::fs::remove_dir_all(&dir).unwrap();
+    let intel_like = schedlab::machine::Machine {
+        node_reclaim_distance: schedlab::machine::RECLAIM_DISTANCE,
+        ..epyc
+    };
+    let (cpu, pulls) = cross_socket_sync_wake(intel_like);
     assert_eq!((cpu, pulls), (100, 0), "idle prev kept");
 }
 

@@ -51,7 +51,8 @@ impl SlotTree {
         while i > 1 {
             let parent = i / 2;
             let w = earlier(self.nodes[i & !1], self.nodes[i | 1]);
-            if w.tag == self.nodes[parent].tag && w.at == self.nodes[parent].at {
+            // Tags are unique (the sequence number), so the same tag is the same entry.
+            if w.tag == self.nodes[parent].tag {
                 return;
             }
             self.nodes[parent] = w;

@@ -111,14 +111,9 @@ pub fn capture_with(root: &Path, cpuinfo: Option<&str>) -> Result<Machine, Input
 /// arch/x86/kernel/cpu/amd.c), 10 on POWER (`cpu : POWERn`; powerpc's RECLAIM_DISTANCE),
 /// else RECLAIM_DISTANCE.
 pub fn node_reclaim_distance(cpuinfo: &str) -> u32 {
-    let field = |key: &str| {
-        cpuinfo.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            (k.trim() == key).then(|| v.trim().to_string())
-        })
-    };
-    let zen = field("vendor_id").as_deref() == Some("AuthenticAMD")
-        && matches!(field("cpu family").as_deref(), Some("23" | "25" | "26"));
+    let field = |key: &str| cpuinfo_fields(cpuinfo).find_map(|(k, v)| (k == key).then_some(v));
+    let zen = field("vendor_id") == Some("AuthenticAMD")
+        && matches!(field("cpu family"), Some("23" | "25" | "26"));
     let power = field("cpu").is_some_and(|c| c.starts_with("POWER"));
     if zen {
         super::RECLAIM_DISTANCE_AMD_ZEN
@@ -313,23 +308,24 @@ fn freq_domains(
     Ok((of_cpu, domains))
 }
 
+/// The `key : value` lines of /proc/cpuinfo, both sides trimmed, in order.
+fn cpuinfo_fields(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    text.lines().filter_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        Some((k.trim(), v.trim()))
+    })
+}
+
 /// `cpu MHz` of each `processor` in /proc/cpuinfo, in kHz rounded to whole MHz (the
 /// value wobbles by a few kHz between reads on VMs); non-positive values are left out.
 pub fn cpuinfo_khz(text: &str) -> BTreeMap<usize, u32> {
     let mut out = BTreeMap::new();
     let mut cpu = None;
-    for line in text.lines() {
-        let Some((key, value)) = line.split_once(':') else {
-            continue;
-        };
-        match key.trim() {
-            "processor" => cpu = value.trim().parse::<usize>().ok(),
+    for (key, value) in cpuinfo_fields(text) {
+        match key {
+            "processor" => cpu = value.parse::<usize>().ok(),
             "cpu MHz" => {
-                let mhz = value
-                    .trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|m| *m >= 1.0 && *m < 1e6);
+                let mhz = value.parse::<f64>().ok().filter(|m| *m >= 1.0 && *m < 1e6);
                 if let (Some(c), Some(m)) = (cpu, mhz) {
                     out.insert(c, m.round() as u32 * 1000);
                 }
