@@ -23,7 +23,6 @@ pub(super) struct SlotTree {
     /// `leaves + s`); node 0 is unused.
     nodes: Vec<Entry>,
     leaves: usize,
-    armed: usize,
 }
 
 impl SlotTree {
@@ -65,9 +64,6 @@ impl SlotTree {
             self.grow(slot);
         }
         let i = self.leaves + slot;
-        if self.nodes[i].tag == UNARMED.tag {
-            self.armed += 1;
-        }
         self.nodes[i] = Entry::new(key, slot);
         self.replay(i);
     }
@@ -78,7 +74,6 @@ impl SlotTree {
         }
         let i = self.leaves + slot;
         self.nodes[i] = UNARMED;
-        self.armed -= 1;
         self.replay(i);
     }
 
@@ -86,8 +81,10 @@ impl SlotTree {
         slot < self.leaves && self.nodes[self.leaves + slot].tag != UNARMED.tag
     }
 
+    /// Armed slots, counted from the leaves (EventQueue::len: inspection, not the run loop).
     pub(super) fn len(&self) -> usize {
-        self.armed
+        let leaves = self.nodes.get(self.leaves..).unwrap_or_default();
+        leaves.iter().filter(|e| e.tag != UNARMED.tag).count()
     }
 
     /// The earliest expiry of any slot but `slot`: the root, or, when `slot` is the root,
