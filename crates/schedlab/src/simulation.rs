@@ -87,6 +87,7 @@ impl Simulation {
         sched.entities.reserve_exact(workload.tasks.len());
         for spec in &workload.tasks {
             let id = sched.add_task(&spec.attrs);
+            sched.set_working_set(id, spec.working_set_bytes);
             sched.events.push(spec.delay_ns, Event::TaskStart(id));
         }
         Ok(Simulation {

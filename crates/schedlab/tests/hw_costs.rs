@@ -7,9 +7,15 @@ use common::*;
 use schedlab::experiment::run::{execute, prepare, prepare_on};
 use schedlab::experiment::RunResult;
 use schedlab::machine::build::Shape;
+use schedlab::machine::Machine;
 use schedlab::workload::{Op, Policy, SchedChange, TaskSpec, Workload};
 
 fn run_on(shape: &Shape, tasks: Vec<TaskSpec>) -> RunResult {
+    run_with(shape, tasks, |_| {})
+}
+
+/// As `run_on`, with `tweak` applied to the machine last.
+fn run_with(shape: &Shape, tasks: Vec<TaskSpec>, tweak: impl FnOnce(&mut Machine)) -> RunResult {
     let sc = scenario("smp:1", 2);
     let wl = Workload {
         tasks,
@@ -27,6 +33,7 @@ fn run_on(shape: &Shape, tasks: Vec<TaskSpec>) -> RunResult {
     // switch_ipi_costs.rs.
     machine.costs.context_switch_cold_ns = machine.costs.context_switch_ns;
     machine.costs.ipi_send_ns = 0;
+    tweak(&mut machine);
     let sim = prepare_on(&sc, machine, wl).unwrap();
     let r = execute(&sc, sim, Some(1));
     assert_eq!(
@@ -121,6 +128,44 @@ fn migrations_cost_more_the_farther_they_go() {
     assert_eq!(same, base + 10 * US);
     assert_eq!(cross_llc, base + 50 * US);
     assert_eq!(cross_numa, base + 150 * US);
+}
+
+#[test]
+fn a_known_working_set_refills_its_lines_at_the_transfer_cost() {
+    // 4196 bytes are 66 lines of 64 B; each comes over at the machine's cache-line
+    // transfer cost for that distance instead of the flat 10 / 50 / 150 µs.
+    let mut shape = Shape::flat("2s", 2, 1);
+    shape.packages = 2;
+    shape.cores_per_llc = 1;
+    shape.llcs_per_node = 1;
+    let mut llc = Shape::flat("2llc", 2, 1);
+    llc.cores_per_llc = 1;
+    llc.llcs_per_node = 2;
+    let lines = |m: &mut Machine| {
+        m.costs.cacheline_llc_ns = 40;
+        m.costs.cacheline_cross_llc_ns = 120;
+        m.costs.cacheline_cross_numa_ns = 300;
+    };
+    // The same run with an empty working set carries every other cost (the scheduler's
+    // own shared lines are priced at these transfer costs too); the difference is the
+    // refill alone.
+    let refill = |shape: &Shape, tweak: &dyn Fn(&mut Machine)| {
+        let cpu = |bytes| {
+            run_with(shape, vec![mover(0, 1).working_set(bytes)], tweak).tasks[0].cpu_time_ns
+        };
+        cpu(4196) - cpu(0)
+    };
+    assert_eq!(refill(&Shape::flat("1llc", 2, 1), &lines), 66 * 40);
+    assert_eq!(refill(&llc, &lines), 66 * 120);
+    assert_eq!(refill(&shape, &lines), 66 * 300);
+    // SMT siblings share the core's caches: nothing to refill.
+    assert_eq!(refill(&Shape::flat("1x2", 1, 2), &lines), 0);
+    // POWER's 128-byte lines halve the count.
+    let power = |m: &mut Machine| {
+        lines(m);
+        m.costs.cache_line_bytes = 128;
+    };
+    assert_eq!(refill(&llc, &power), 33 * 120);
 }
 
 #[test]

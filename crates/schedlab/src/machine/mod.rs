@@ -120,6 +120,10 @@ pub struct Costs {
     pub migrate_cross_llc_ns: Ns,
     /// … across NUMA nodes (remote memory until pages follow). Default 150 µs.
     pub migrate_cross_numa_ns: Ns,
+    /// Cache line size in bytes: a task whose workload states its working set refills
+    /// that many bytes' lines at `cacheline_*_ns` each instead of the flat `migrate_*_ns`.
+    /// Default 64 (x86, arm64).
+    pub cache_line_bytes: u64,
     /// CPU time of the wake-up path (select_task_rq + enqueue) on the waking CPU.
     /// Default 1 µs.
     pub sched_wakeup_ns: Ns,
@@ -156,6 +160,11 @@ pub struct Costs {
     pub socket_bounce_ns: Ns,
     /// Copying payload in or out of the kernel, per KiB beyond the small message: 60 ns.
     pub copy_ns_per_kib: Ns,
+    /// A hackbench / perf-bench-messaging worker's hot state besides its message buffer
+    /// (kernel-stack frames of the read/write and schedule paths, task_struct's hot
+    /// lines, user stack, file table): with the message, what a migration refills.
+    /// 4096 B (assumed, ≈ 64 lines of 64 B).
+    pub messaging_state_bytes: u64,
     /// A futex wake syscall (FUTEX_WAKE; the wake-up itself is the model's): 200 ns.
     pub futex_wake_ns: Ns,
     /// One multiply-add of schbench's naive matrix multiply, in picoseconds: 460.
@@ -181,6 +190,7 @@ impl Default for Costs {
             migrate_llc_ns: 10_000,
             migrate_cross_llc_ns: 50_000,
             migrate_cross_numa_ns: 150_000,
+            cache_line_bytes: 64,
             sched_wakeup_ns: 1_000,
             sched_idle_scan_per_cpu_ns: 50,
             sched_lb_per_cpu_ns: 100,
@@ -194,6 +204,7 @@ impl Default for Costs {
             pipe_bounce_ns: 160,
             socket_bounce_ns: 160,
             copy_ns_per_kib: 60,
+            messaging_state_bytes: 4096,
             futex_wake_ns: 200,
             matrix_mac_ps: 460,
             spin_loop_ps: 250,

@@ -38,6 +38,27 @@ pub fn epyc_9654_2s() -> Machine {
     // AMD Zen (family 19h): init_amd_zn raises node_reclaim_distance to 32, so the
     // remote socket keeps fork/exec balancing and wake-affine.
     m.node_reclaim_distance = super::RECLAIM_DISTANCE_AMD_ZEN;
+    // acpi_idle's states from the _CST (acpi_processor_setup_cstates: target residency =
+    // latency × latency_factor 2). [Assumption] C1 (MWAIT) exits in 1 µs; C2 (I/O port)
+    // in 400 µs as an EPYC 7502P's _CST reports it (FreeBSD review D47444); Genoa's own
+    // table was not found.
+    let states = vec![
+        super::IdleState {
+            name: "C1".into(),
+            exit_latency_ns: 1_000,
+            target_residency_ns: 2_000,
+            power_uw: 0,
+        },
+        super::IdleState {
+            name: "C2".into(),
+            exit_latency_ns: 400_000,
+            target_residency_ns: 800_000,
+            power_uw: 0,
+        },
+    ];
+    for d in &mut m.freq_domains {
+        d.idle_states = states.clone();
+    }
     m
 }
 
@@ -76,6 +97,8 @@ pub fn power10_240c_smt8() -> Machine {
             }
         }
     }
+    // POWER's cache line is 128 bytes.
+    m.costs.cache_line_bytes = 128;
     // powerpc defines RECLAIM_DISTANCE 10: no NUMA level balances forks or wake-ups.
     m.node_reclaim_distance = super::RECLAIM_DISTANCE_POWERPC;
     m

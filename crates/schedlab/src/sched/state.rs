@@ -239,9 +239,9 @@ pub struct TaskStats {
 #[derive(Debug, Clone)]
 pub struct TaskSim {
     pub work: Work,
-    /// Cache/memory footprint in percent of the machine's migration penalties (100 = the
-    /// documented defaults).
-    pub footprint_pct: u32,
+    /// Cache lines a migration must refill (the task's working set, from its workload);
+    /// `None`: the machine's flat `migrate_*_ns` (Sched::migration_penalty).
+    pub working_set_lines: Option<u32>,
     /// Migration penalty owed: extra reference work added to the next busy period.
     pub cache_penalty_ns: Ns,
     /// Where and after which of that CPU's switches (rq.nr_switches) the task last left
@@ -253,7 +253,7 @@ impl Default for TaskSim {
     fn default() -> Self {
         TaskSim {
             work: Work::None,
-            footprint_pct: 100,
+            working_set_lines: None,
             cache_penalty_ns: 0,
             switched_out: None,
         }

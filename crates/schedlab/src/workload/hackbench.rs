@@ -209,8 +209,13 @@ pub fn build(
         Flavor::Hackbench => "hackbench",
         Flavor::PerfMessaging => "sched-messaging",
     };
-    let task =
-        |delay_ns: Ns, program: Vec<Op>| TaskSpec::new(comm.to_string(), program).delay(delay_ns);
+    // Every task's working set: its state plus the message buffer.
+    let working_set = costs.messaging_state_bytes + datasize;
+    let task = |delay_ns: Ns, program: Vec<Op>| {
+        TaskSpec::new(comm.to_string(), program)
+            .delay(delay_ns)
+            .working_set(working_set)
+    };
     let start_gate = [
         Op::Write {
             obj: ready,

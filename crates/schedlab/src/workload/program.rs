@@ -229,6 +229,9 @@ pub struct TaskSpec {
     pub delay_ns: Ns,
     /// The program; when it ends, the task exits.
     pub program: Vec<Op>,
+    /// Bytes of cache a migration must refill for it, when the workload knows them
+    /// (docs/model.md, Hardware costs); `None`: the machine's flat refill.
+    pub working_set_bytes: Option<u64>,
 }
 
 impl TaskSpec {
@@ -238,6 +241,7 @@ impl TaskSpec {
             attrs: TaskAttrs::new(comm),
             delay_ns: 0,
             program,
+            working_set_bytes: None,
         }
     }
 
@@ -285,6 +289,12 @@ impl TaskSpec {
     /// Start `ns` after t=0.
     pub fn delay(mut self, ns: Ns) -> Self {
         self.delay_ns = ns;
+        self
+    }
+
+    /// Its working set, for the migration refill.
+    pub fn working_set(mut self, bytes: u64) -> Self {
+        self.working_set_bytes = Some(bytes);
         self
     }
 }
