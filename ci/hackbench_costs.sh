@@ -3,8 +3,9 @@
 # the util-fits-capacity study's own scenario (studies/util-fits-capacity.toml) at -l L
 # (default 500), one seed, with every CPU cost beyond the per-operation ones (pipe_write/read,
 # copy) set to 0, then each group of them alone, then all of them (the preset). Latencies
-# that cost no CPU (idle_exit_ns, wakeup_ipi_ns) and the SMT slow-down stay as the preset
-# has them. Prints task-clock µs, context switches and migrations per message.
+# that cost no CPU (the idle states, wakeup_ipi_ns) and the SMT slow-down stay as the
+# preset has them. A worker's migration refill is its working set (messaging_state_bytes +
+# the message) in lines at the cache-line costs. Prints task-clock µs, context switches and migrations per message.
 #   ci/hackbench_costs.sh BIN [LOOPS] [SEED]
 set -euo pipefail
 bin=$(realpath "$1"); loops=${2:-500}; seed=${3:-1}
@@ -18,15 +19,15 @@ sc = tomllib.load(open(study, "rb"))["scenario"]
 workload = re.sub(r"-l \d+", f"-l {loops}", sc["workloads"][0])
 lines = "cacheline_llc_ns cacheline_cross_llc_ns cacheline_cross_numa_ns".split()
 extra = ("context_switch_ns context_switch_cold_ns sched_wakeup_ns ipi_send_ns pipe_bounce_ns "
-         "migrate_llc_ns migrate_cross_llc_ns migrate_cross_numa_ns sched_idle_scan_per_cpu_ns "
-         "sched_lb_per_cpu_ns").split() + lines
+         "sched_idle_scan_per_cpu_ns "
+         "sched_lb_per_cpu_ns messaging_state_bytes").split() + lines
 groups = [
     ("none", []),
     ("pipe bounce + line ratios", ["pipe_bounce_ns"] + lines),
     ("context switches", ["context_switch_ns", "context_switch_cold_ns"]),
     ("wake-up + IPI send", ["sched_wakeup_ns", "ipi_send_ns"]),
     ("scans + sched lines", ["sched_idle_scan_per_cpu_ns", "sched_lb_per_cpu_ns"] + lines),
-    ("migration refill", ["migrate_llc_ns", "migrate_cross_llc_ns", "migrate_cross_numa_ns"]),
+    ("migration refill + sched lines", ["messaging_state_bytes"] + lines),
     ("all (the preset)", None),
 ]
 msgs = 32 * 20 * 20 * loops
