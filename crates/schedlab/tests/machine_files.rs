@@ -147,6 +147,11 @@ fn each_rule_is_enforced_with_key_and_fix() {
     );
     broken(
         "[costs]",
+        "[costs]\ncache_line_bytes = 100",
+        "cache_line_bytes = 100: a cache line is a power of two",
+    );
+    broken(
+        "[costs]",
         "[shape]\ncores_per_llc = 2\n[costs]",
         "[shape] cannot be combined",
     );

@@ -32,6 +32,10 @@ pub fn scenario_machine(scenario: &Scenario) -> Result<Machine, InputError> {
             .costs
             .with_overrides(&scenario.costs)
             .map_err(|e| InputError::new("scenario: costs", e).with_fix("use a smaller value"))?;
+        machine.costs.check().map_err(|e| {
+            InputError::new("scenario: costs", e)
+                .with_fix("give a valid value or leave the key out")
+        })?;
     }
     Ok(machine)
 }

@@ -54,6 +54,10 @@ pub fn parse_machine(text: &str, origin: &str) -> Result<Machine, InputError> {
     })?;
     let name = file.name.clone().unwrap_or_default();
     let costs = file.costs.unwrap_or_default();
+    costs.check().map_err(|e| {
+        InputError::new(format!("{origin}: [costs]"), e)
+            .with_fix("give a valid value or leave the key out")
+    })?;
     let mut m = match (&file.shape, &file.cpu, &file.freq_domain) {
         (Some(shape), None, None) => from_shape(shape, &name, costs, origin)?,
         (None, Some(cpus), Some(domains)) => from_cpus(cpus, domains, &name, costs, origin)?,

@@ -239,6 +239,18 @@ impl Costs {
         serde_json::from_value(v).map_err(|e| e.to_string())
     }
 
+    /// Values no machine has: `Err` names the key and what it must be.
+    pub fn check(&self) -> Result<(), String> {
+        let line = self.cache_line_bytes;
+        if !(16..=1024).contains(&line) || !line.is_power_of_two() {
+            return Err(format!(
+                "cache_line_bytes = {line}: a cache line is a power of two from 16 to 1024 \
+                 bytes (64 on x86 and arm64, 128 on POWER)"
+            ));
+        }
+        Ok(())
+    }
+
     /// CPU cost of one write(2) of `bytes` on a pipe or a socket.
     pub fn msg_write_ns(&self, socket: bool, bytes: u64) -> Ns {
         let fixed = if socket {

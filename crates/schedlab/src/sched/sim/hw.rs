@@ -114,15 +114,15 @@ impl Sched {
 
     /// Record a task's working set (bytes, from its workload) in whole cache lines.
     pub fn set_working_set(&mut self, p: TaskId, bytes: Option<u64>) {
-        let line = self.machine.costs.cache_line_bytes.max(1);
+        let line = self.machine.costs.cache_line_bytes;
         self.tasks[p].sim.working_set_lines =
             bytes.map(|b| u32::try_from(b.div_ceil(line)).unwrap_or(u32::MAX));
     }
 
     /// Extra reference work a task owes after moving from `from` to `to`: refilling the
     /// caches and memory its working set needs there. A task with a known working set
-    /// fetches each line from where it was last written (shared_line::transfer_ns);
-    /// others pay the machine's flat refill by distance.
+    /// fetches each of its lines from the CPU it left (shared_line::transfer_ns); others
+    /// pay the machine's flat refill by distance.
     pub fn migration_penalty(&self, p: TaskId, from: CpuId, to: CpuId) -> Ns {
         if let Some(lines) = self.tasks[p].sim.working_set_lines {
             return Ns::from(lines) * super::shared_line::transfer_ns(&self.machine, from, to);
