@@ -111,16 +111,22 @@ fn mover(from: usize, to: usize) -> TaskSpec {
     )
 }
 
-#[test]
-fn migrations_cost_more_the_farther_they_go() {
-    let mut shape = Shape::flat("2s", 2, 1);
-    shape.packages = 2;
-    shape.cores_per_llc = 1;
-    shape.llcs_per_node = 1;
+/// Two CPUs of separate cores: in one LLC, in two LLCs of one node, on two nodes.
+fn two_cpus_apart() -> [Shape; 3] {
     let mut llc = Shape::flat("2llc", 2, 1);
     llc.cores_per_llc = 1;
     llc.llcs_per_node = 2;
-    let same = run_on(&Shape::flat("1llc", 2, 1), vec![mover(0, 1)]).tasks[0].cpu_time_ns;
+    let mut numa = Shape::flat("2s", 2, 1);
+    numa.packages = 2;
+    numa.cores_per_llc = 1;
+    numa.llcs_per_node = 1;
+    [Shape::flat("1llc", 2, 1), llc, numa]
+}
+
+#[test]
+fn migrations_cost_more_the_farther_they_go() {
+    let [one_llc, llc, shape] = two_cpus_apart();
+    let same = run_on(&one_llc, vec![mover(0, 1)]).tasks[0].cpu_time_ns;
     let cross_llc = run_on(&llc, vec![mover(0, 1)]).tasks[0].cpu_time_ns;
     let cross_numa = run_on(&shape, vec![mover(0, 1)]).tasks[0].cpu_time_ns;
     // Base: 20 ms of work + two switches in; the penalty adds 10 / 50 / 150 µs.
@@ -134,13 +140,7 @@ fn migrations_cost_more_the_farther_they_go() {
 fn a_known_working_set_refills_its_lines_at_the_transfer_cost() {
     // 4196 bytes are 66 lines of 64 B; each comes over at the machine's cache-line
     // transfer cost for that distance instead of the flat 10 / 50 / 150 µs.
-    let mut shape = Shape::flat("2s", 2, 1);
-    shape.packages = 2;
-    shape.cores_per_llc = 1;
-    shape.llcs_per_node = 1;
-    let mut llc = Shape::flat("2llc", 2, 1);
-    llc.cores_per_llc = 1;
-    llc.llcs_per_node = 2;
+    let [one_llc, llc, shape] = two_cpus_apart();
     let lines = |m: &mut Machine| {
         m.costs.cacheline_llc_ns = 40;
         m.costs.cacheline_cross_llc_ns = 120;
@@ -155,7 +155,7 @@ fn a_known_working_set_refills_its_lines_at_the_transfer_cost() {
         };
         cpu(4196) - cpu(0)
     };
-    assert_eq!(refill(&Shape::flat("1llc", 2, 1), &lines), 66 * 40);
+    assert_eq!(refill(&one_llc, &lines), 66 * 40);
     assert_eq!(refill(&llc, &lines), 66 * 120);
     assert_eq!(refill(&shape, &lines), 66 * 300);
     // SMT siblings share the core's caches: nothing to refill.
