@@ -119,17 +119,33 @@ pub struct JankCounts {
 /// Frames longer than this are ignored by the cause counters, as ANRs.
 const IGNORE_EXCEEDING_NS: Ns = 10_000_000_000;
 
+/// The JankTracker's state when the counted frames begin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackerStart {
+    /// A new window's tracker (mSwapDeadlineLegacy = -1): the legacy rule starts its swap
+    /// deadline an interval after the first frame, which so counts as stuffed.
+    Fresh,
+    /// A window that drew before the counters were reset (`dumpsys gfxinfo reset` →
+    /// JankTracker::reset clears the counters, not the swap-deadline state) and was then
+    /// idle: the first counted frame follows a pause, unstuffed under both rules.
+    AfterPause,
+}
+
 /// hwui `JankTracker::finishFrame` over all frames, as in Android 12+ (it runs
 /// `calculateLegacyJank` first, then the frame-deadline rule whose deadline moves out by
 /// one interval while the queue is buffer-stuffed). GpuCompleted and SwapBuffersCompleted
 /// are FrameCompleted (GPU and dequeueBuffer waits are not modelled, so the legacy
 /// dequeue forgiveness is 0).
-pub fn jank_tracker(frames: &[FrameInfo], interval: Ns) -> JankCounts {
+pub fn jank_tracker(frames: &[FrameInfo], interval: Ns, start: TrackerStart) -> JankCounts {
     let mut c = JankCounts::default();
     let i = interval as i128;
     let tenth = (interval as f64 * 0.1) as i128;
-    // mSwapDeadlineLegacy and mNextFrameStartUnstuffed both start at -1.
-    let mut swap_deadline_legacy: i128 = -1;
+    // mSwapDeadlineLegacy and mNextFrameStartUnstuffed both start at -1 in a new tracker;
+    // after a pause any deadline at or before the first frame's vsync acts alike.
+    let mut swap_deadline_legacy: i128 = match start {
+        TrackerStart::Fresh => -1,
+        TrackerStart::AfterPause => frames.first().map_or(0, |f| f.intended_vsync as i128),
+    };
     let mut next_frame_start_unstuffed: i128 = -1;
     for f in frames {
         let (iv, vsync, done) = (
@@ -353,21 +369,29 @@ mod tests {
         }
     }
 
+    fn jank_tracker_fresh(frames: &[FrameInfo], interval: Ns) -> JankCounts {
+        jank_tracker(frames, interval, TrackerStart::Fresh)
+    }
+
     #[test]
     fn jank_tracker_as_hwuis_tests() {
         let i = 16_000_000;
-        let c = jank_tracker(&[fi(100, 101, 115, 120), fi(116, 117, 131, 136)], i);
+        let c = jank_tracker_fresh(&[fi(100, 101, 115, 120), fi(116, 117, 131, 136)], i);
         assert_eq!(c.janky, 0, "noJank");
-        assert_eq!(jank_tracker(&[fi(100, 101, 121, 120)], i).janky, 1, "jank");
-        let c = jank_tracker(&[fi(100, 101, 118, 120)], i);
+        assert_eq!(
+            jank_tracker_fresh(&[fi(100, 101, 121, 120)], i).janky,
+            1,
+            "jank"
+        );
+        let c = jank_tracker_fresh(&[fi(100, 101, 118, 120)], i);
         assert_eq!((c.janky, c.janky_legacy), (0, 1), "legacyJankButNoRealJank");
         // The second frame is long but stuffed: its deadline moves out an interval.
         let stuffed = [fi(100, 101, 121, 120), fi(116, 122, 137, 136)];
-        assert_eq!(jank_tracker(&stuffed, i).janky, 1, "doubleStuffed");
+        assert_eq!(jank_tracker_fresh(&stuffed, i).janky, 1, "doubleStuffed");
         // A skipped vsync (a pause) ends the stuffing: 169 ms misses 168.
         let paused = [stuffed[0], stuffed[1], fi(148, 148, 169, 168)];
         assert_eq!(
-            jank_tracker(&paused, i).janky,
+            jank_tracker_fresh(&paused, i).janky,
             2,
             "doubleStuffedThenPauseThenJank"
         );
@@ -379,7 +403,7 @@ mod tests {
             fi(132, 132, 165, 148),
             fi(148, 148, 181, 164),
         ];
-        assert_eq!(jank_tracker(&behind, i).janky, 3);
+        assert_eq!(jank_tracker_fresh(&behind, i).janky, 3);
     }
 
     #[test]
@@ -398,7 +422,7 @@ mod tests {
             frame(1, 12_000_000, 20_000_000),
             frame(2, 1_000_000, 5_000_000),
         ];
-        let c = jank_tracker(&frames, p);
+        let c = jank_tracker_fresh(&frames, p);
         assert_eq!((c.janky, c.janky_legacy), (1, 1));
         assert_eq!(c.types.frame_deadline_missed, 1);
         assert_eq!(c.types.frame_deadline_missed_legacy, 0);
@@ -406,5 +430,12 @@ mod tests {
         // Legacy: the swap deadline starts an interval ahead, so every frame here is
         // "stuffed" and meets it (3). Current rule: only the frame after the jank (1).
         assert_eq!(c.types.high_input_latency, 4);
+        // A window that drew before and then paused: the legacy deadline starts at the
+        // first frame's vsync, so the long frame misses it (20 ms > one interval) and
+        // only the frame after it is stuffed, under each rule.
+        let c = jank_tracker(&frames, p, TrackerStart::AfterPause);
+        assert_eq!((c.janky, c.janky_legacy), (1, 1));
+        assert_eq!(c.types.frame_deadline_missed_legacy, 1);
+        assert_eq!(c.types.high_input_latency, 2);
     }
 }

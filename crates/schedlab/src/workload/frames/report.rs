@@ -142,7 +142,9 @@ impl FramesReport {
         for f in &frames {
             hist.add(f.total_ns());
         }
-        let counts = jank::jank_tracker(&frames, self.interval_ns);
+        // The app drew before its counters were reset and was idle since (uibench launches
+        // the activity in beforeTest, then GfxMonitor resets gfxinfo).
+        let counts = jank::jank_tracker(&frames, self.interval_ns, jank::TrackerStart::AfterPause);
         let (janky, janky_legacy, types) = (counts.janky, counts.janky_legacy, &counts.types);
         let n = frames.len() as u32;
         let pct32 = |x: u32| {
