@@ -277,6 +277,15 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|");
     let (mut agree, mut compared) = (0, 0);
+    // The same count over the rows whose thread numbers are the seed file's own.
+    let (mut own_agree, mut own_compared) = (0, 0);
+    let from_seed_file = |tag: &str| {
+        study
+            .variants
+            .iter()
+            .find(|v| v.tag == tag)
+            .is_none_or(|v| v.source.is_empty())
+    };
     for m in &r.metrics {
         for (i, row) in m.rows.iter().enumerate() {
             let name = if i == 0 { m.name.as_str() } else { "" };
@@ -294,6 +303,10 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
                 (_, Some(t), Some(ok)) => {
                     compared += 1;
                     agree += ok as usize;
+                    if from_seed_file(&row.tag) {
+                        own_compared += 1;
+                        own_agree += ok as usize;
+                    }
                     format!("{ours} / {}{}", dir_text(t), if ok { " ✓" } else { " ✗" })
                 }
                 (_, Some(t), None) => format!("{ours} / {} (inert: not counted)", dir_text(t)),
@@ -312,10 +325,18 @@ pub fn render_study(study: &Study, r: &StudyResult) -> String {
             );
         }
     }
-    let _ = writeln!(
+    let _ = write!(
         s,
         "\ndirections agreeing with the thread: {agree} of {compared}"
     );
+    if own_compared < compared {
+        let _ = write!(
+            s,
+            " ({own_agree} of {own_compared} from {} itself)",
+            study.thread
+        );
+    }
+    let _ = writeln!(s);
     let below = below_resolution(r);
     if !below.is_empty() {
         let _ = writeln!(
@@ -596,5 +617,70 @@ path = "perf.context_switches"
             runs: Vec::new(),
         };
         assert_eq!(below_resolution(&r), ["cs small: thread 7%, resolves ±10%"]);
+    }
+
+    #[test]
+    fn rows_from_another_posting_are_counted_apart() {
+        let text = study_text(
+            "spinner -n 1 --sleep 1ms --work 1ms",
+            r#"
+[[variant]]
+tag = "a"
+[[variant]]
+tag = "b"
+settings = ["hz=1000"]
+[[variant]]
+tag = "c"
+settings = ["hz=100"]
+source = "the v2 posting"
+[[metric]]
+name = "switches"
+path = "perf.context_switches"
+"#,
+        );
+        let study = parse(&text.replace(
+            "title = \"t\"\n",
+            "title = \"t\"\nthread = \"seeds/x.txt\"\n",
+        ))
+        .unwrap();
+        let row = |tag: &str, agrees: Option<bool>| VariantRow {
+            tag: tag.into(),
+            mean: 1.0,
+            ci95: 0.1,
+            perc_diff: 0.0,
+            p_value: 1.0,
+            ours: Direction::Unchanged,
+            published: None,
+            published_perc_diff: Some(0.0),
+            theirs: Some(Direction::Unchanged),
+            identical_to_base: false,
+            identical_to: None,
+            agrees,
+            is_base: agrees.is_none(),
+            compared_with: None,
+            resolves_pct: None,
+        };
+        let mut r = StudyResult {
+            name: "t".into(),
+            seeds: 5,
+            metrics: vec![MetricResult {
+                name: "switches".into(),
+                path: "perf.context_switches".into(),
+                rows: vec![row("a", None), row("b", Some(true)), row("c", Some(false))],
+            }],
+            runs: Vec::new(),
+        };
+        let text = render_study(&study, &r);
+        assert!(
+            text.contains("agreeing with the thread: 1 of 2 (1 of 1 from seeds/x.txt itself)\n"),
+            "{text}"
+        );
+        // Without rows from elsewhere there is one count only.
+        r.metrics[0].rows.pop();
+        let text = render_study(&study, &r);
+        assert!(
+            text.contains("agreeing with the thread: 1 of 1\n"),
+            "{text}"
+        );
     }
 }
