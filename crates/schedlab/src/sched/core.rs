@@ -82,6 +82,7 @@ impl Sched {
             smt_busy: Vec::new(),
             smt_share_pct: Vec::new(),
             placement_visits: 0,
+            sis_scan_order: Vec::new(),
             placement: Default::default(),
             overhead: super::sim::overhead::SchedOverhead::new(n),
             sd_shared_lines: Vec::new(),

@@ -46,6 +46,11 @@ impl CpusAllowed {
         self.mask.as_ref().is_none_or(|m| m.contains(cpu))
     }
 
+    /// The mask when it leaves some CPU out (`None`: every CPU), for cpumask_and.
+    pub fn mask(&self) -> Option<&CpuMask> {
+        self.mask.as_deref()
+    }
+
     /// Number of CPUs of the machine (not of the mask).
     pub fn len(&self) -> usize {
         self.nr_cpus as usize

@@ -503,6 +503,8 @@ pub struct Sched {
     pub(crate) smt_share_pct: Vec<u64>,
     /// CPUs examined by the placement in progress (charged as scan time).
     pub placement_visits: u64,
+    /// select_idle_cpu's scan order, kept between calls so a wake-up allocates nothing.
+    pub(crate) sis_scan_order: Vec<CpuId>,
     pub placement: super::fair::placement::PlacementStats,
     /// The cache line of each sched_domain_shared (by shared id): has_idle_cores,
     /// nr_idle_scan and nr_busy_cpus, modelled like the root domain's line.

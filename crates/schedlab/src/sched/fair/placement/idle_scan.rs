@@ -102,7 +102,7 @@ impl Sched {
     /// The scan order of select_idle_cpu: target's cluster first (when clusters are
     /// active and the LLC is made of cluster groups), then the rest, each wrapping from
     /// target + 1.
-    fn idle_scan_order(&self, sd: DomainId, cpus: &CpuMask, target: CpuId) -> Vec<CpuId> {
+    fn idle_scan_order(&self, sd: DomainId, cpus: &CpuMask, target: CpuId, order: &mut Vec<CpuId>) {
         let start = target + 1;
         let cluster = self.sd.domains[sd]
             .child
@@ -110,15 +110,15 @@ impl Sched {
                 self.sd.sched_cluster_active && self.sd.domains[c].flags.contains(SdFlags::CLUSTER)
             })
             .map(|c| self.sd.span(c).and(cpus));
+        order.clear();
         match cluster {
             Some(first) => {
-                let mut order: Vec<CpuId> = first.iter_wrap(start).collect();
+                order.extend(first.iter_wrap(start));
                 let mut rest = cpus.clone();
                 rest.andnot_assign(&first);
                 order.extend(rest.iter_wrap(start));
-                order
             }
-            None => cpus.iter_wrap(start).collect(),
+            None => order.extend(cpus.iter_wrap(start)),
         }
     }
 
@@ -141,38 +141,69 @@ impl Sched {
                 }
             }
         }
+        // cpumask_and(cpus, sched_domain_span(sd), p->cpus_ptr)
         let mut cpus = self.sd.span(sd).clone();
-        for c in cpus.clone().iter() {
-            if !self.tasks[p].cpus_allowed[c] {
-                cpus.clear(c);
-            }
+        if let Some(allowed) = self.tasks[p].cpus_allowed.mask() {
+            cpus.and_assign(allowed);
         }
         if cpus.is_empty() {
             return None;
         }
+        let mut order = std::mem::take(&mut self.sis_scan_order);
+        self.idle_scan_order(sd, &cpus, target, &mut order);
+        let found = self.scan_llc(p, &order, &mut cpus, has_idle_core, nr);
+        self.sis_scan_order = order;
+        match found {
+            ScanEnd::Found(i) => Some(i),
+            ScanEnd::BudgetSpent => None,
+            ScanEnd::Done(idle_cpu) => {
+                if has_idle_core {
+                    self.set_idle_cores(target, false);
+                }
+                idle_cpu
+            }
+        }
+    }
+
+    /// select_idle_cpu's loop over the LLC in `order`, with `nr` CPUs of SIS_UTIL budget.
+    fn scan_llc(
+        &mut self,
+        p: TaskId,
+        order: &[CpuId],
+        cpus: &mut CpuMask,
+        has_idle_core: bool,
+        mut nr: i64,
+    ) -> ScanEnd {
         let mut idle_cpu = None;
-        for cpu in self.idle_scan_order(sd, &cpus, target) {
+        for &cpu in order {
             if !cpus.contains(cpu) {
                 continue; // dropped with an already-examined core
             }
             if has_idle_core {
-                if let Some(i) = self.select_idle_core(p, cpu, &mut cpus, &mut idle_cpu) {
-                    return Some(i);
+                if let Some(i) = self.select_idle_core(p, cpu, cpus, &mut idle_cpu) {
+                    return ScanEnd::Found(i);
                 }
             } else {
                 nr -= 1;
                 if nr <= 0 {
-                    return None;
+                    return ScanEnd::BudgetSpent;
                 }
                 self.placement_visits += 1;
                 if let Some(i) = self.__select_idle_cpu(cpu, p) {
-                    return Some(i);
+                    return ScanEnd::Found(i);
                 }
             }
         }
-        if has_idle_core {
-            self.set_idle_cores(target, false);
-        }
-        idle_cpu
+        ScanEnd::Done(idle_cpu)
     }
+}
+
+/// How select_idle_cpu's scan ended.
+enum ScanEnd {
+    /// An idle core or CPU.
+    Found(CpuId),
+    /// SIS_UTIL's budget ran out first.
+    BudgetSpent,
+    /// The whole order was scanned; the idle CPU an idle-core search noted, if any.
+    Done(Option<CpuId>),
 }
