@@ -435,13 +435,13 @@ mod tests {
         assert_eq!(agreement(Better, Some(Better), false, true), None);
     }
 
-    #[test]
-    fn a_metric_can_cover_some_variants_only() {
-        let text = |extra: &str| {
-            study_text(
-                "spinner -n 1 --sleep 1ms --work 1ms",
-                &format!(
-                    r#"
+    /// Variants a, b (HZ 1000) and c (HZ 100, then `c_extra`) and one switch-count
+    /// metric (then `metric_extra`).
+    fn abc_study(c_extra: &str, metric_extra: &str) -> String {
+        study_text(
+            "spinner -n 1 --sleep 1ms --work 1ms",
+            &format!(
+                r#"
 [[variant]]
 tag = "a"
 [[variant]]
@@ -450,14 +450,54 @@ settings = ["hz=1000"]
 [[variant]]
 tag = "c"
 settings = ["hz=100"]
+{c_extra}
 [[metric]]
 name = "switches"
 path = "perf.context_switches"
-{extra}
+{metric_extra}
 "#
-                ),
-            )
-        };
+            ),
+        )
+    }
+
+    /// A row with no effect on either side; tests set the fields they are about.
+    fn plain_row(tag: &str) -> VariantRow {
+        VariantRow {
+            tag: tag.into(),
+            mean: 1.0,
+            ci95: 0.1,
+            perc_diff: 0.0,
+            p_value: 1.0,
+            ours: Direction::Unchanged,
+            published: None,
+            published_perc_diff: None,
+            theirs: None,
+            identical_to_base: false,
+            identical_to: None,
+            agrees: None,
+            is_base: false,
+            compared_with: None,
+            resolves_pct: None,
+        }
+    }
+
+    /// A result of one metric ("cs", the switch count) with these rows.
+    fn one_metric(rows: Vec<VariantRow>) -> StudyResult {
+        StudyResult {
+            name: "t".into(),
+            seeds: 5,
+            metrics: vec![MetricResult {
+                name: "cs".into(),
+                path: "perf.context_switches".into(),
+                rows,
+            }],
+            runs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_metric_can_cover_some_variants_only() {
+        let text = |extra: &str| abc_study("", extra);
         let study = parse(&text("base = \"b\"\nvariants = [\"b\", \"c\"]")).unwrap();
         let r = run_study(&study, &[1], 1, &|_, _| {}).unwrap();
         let tags: Vec<&str> = r.metrics[0].rows.iter().map(|x| x.tag.as_str()).collect();
@@ -580,96 +620,47 @@ path = "perf.context_switches"
     fn thread_effects_below_what_the_seeds_resolve_are_named() {
         let row =
             |tag: &str, theirs: Option<f64>, resolves: Option<f64>, is_base: bool| VariantRow {
-                tag: tag.into(),
-                mean: 1.0,
-                ci95: 0.1,
-                perc_diff: 0.0,
-                p_value: 1.0,
-                ours: Direction::Unchanged,
-                published: None,
                 published_perc_diff: theirs,
                 theirs: theirs.map(|d| direction(d, Better::Lower, true)),
-                identical_to_base: false,
-                identical_to: None,
                 agrees: (!is_base && theirs.is_some()).then_some(false),
                 is_base,
-                compared_with: None,
                 resolves_pct: resolves,
+                ..plain_row(tag)
             };
-        let r = StudyResult {
-            name: "t".into(),
-            seeds: 5,
-            metrics: vec![MetricResult {
-                name: "cs".into(),
-                path: "perf.context_switches".into(),
-                rows: vec![
-                    row("base", Some(0.0), None, true),
-                    // 7 % by the thread, 10 % resolvable: named.
-                    row("small", Some(7.0), Some(10.0), false),
-                    // 30 % against 10 %: resolvable, not named.
-                    row("big", Some(-30.0), Some(10.0), false),
-                    // "Unchanged" by the thread is no effect to resolve.
-                    row("flat", Some(0.5), Some(10.0), false),
-                    // No thread number: nothing to compare.
-                    row("ours", None, Some(10.0), false),
-                ],
-            }],
-            runs: Vec::new(),
-        };
+        let r = one_metric(vec![
+            row("base", Some(0.0), None, true),
+            // 7 % by the thread, 10 % resolvable: named.
+            row("small", Some(7.0), Some(10.0), false),
+            // 30 % against 10 %: resolvable, not named.
+            row("big", Some(-30.0), Some(10.0), false),
+            // "Unchanged" by the thread is no effect to resolve.
+            row("flat", Some(0.5), Some(10.0), false),
+            // No thread number: nothing to compare.
+            row("ours", None, Some(10.0), false),
+        ]);
         assert_eq!(below_resolution(&r), ["cs small: thread 7%, resolves ±10%"]);
     }
 
     #[test]
     fn rows_from_another_posting_are_counted_apart() {
-        let text = study_text(
-            "spinner -n 1 --sleep 1ms --work 1ms",
-            r#"
-[[variant]]
-tag = "a"
-[[variant]]
-tag = "b"
-settings = ["hz=1000"]
-[[variant]]
-tag = "c"
-settings = ["hz=100"]
-source = "the v2 posting"
-[[metric]]
-name = "switches"
-path = "perf.context_switches"
-"#,
-        );
+        let text = abc_study(r#"source = "the v2 posting""#, "");
         let study = parse(&text.replace(
             "title = \"t\"\n",
             "title = \"t\"\nthread = \"seeds/x.txt\"\n",
         ))
         .unwrap();
         let row = |tag: &str, agrees: Option<bool>| VariantRow {
-            tag: tag.into(),
-            mean: 1.0,
-            ci95: 0.1,
-            perc_diff: 0.0,
-            p_value: 1.0,
-            ours: Direction::Unchanged,
-            published: None,
             published_perc_diff: Some(0.0),
             theirs: Some(Direction::Unchanged),
-            identical_to_base: false,
-            identical_to: None,
             agrees,
             is_base: agrees.is_none(),
-            compared_with: None,
-            resolves_pct: None,
+            ..plain_row(tag)
         };
-        let mut r = StudyResult {
-            name: "t".into(),
-            seeds: 5,
-            metrics: vec![MetricResult {
-                name: "switches".into(),
-                path: "perf.context_switches".into(),
-                rows: vec![row("a", None), row("b", Some(true)), row("c", Some(false))],
-            }],
-            runs: Vec::new(),
-        };
+        let mut r = one_metric(vec![
+            row("a", None),
+            row("b", Some(true)),
+            row("c", Some(false)),
+        ]);
         let text = render_study(&study, &r);
         assert!(
             text.contains("agreeing with the thread: 1 of 2 (1 of 1 from seeds/x.txt itself)\n"),
