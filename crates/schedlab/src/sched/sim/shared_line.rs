@@ -1,28 +1,66 @@
 //! Cache lines that several CPUs read and write (seed 001's rd->overutilized and
-//! rd->overloaded): a read by a CPU without a valid copy, or a write by a CPU that does not
-//! hold the line alone, pulls the line from the CPU that last wrote it. The transfer costs
-//! the machine's `cacheline_*_ns` by distance and is charged as scheduler time. Transfers
-//! of one line are serialised: a fetch that arrives while the line is still moving to
-//! another CPU waits for it, so many CPUs missing at once (ticks on the same grid, a herd
-//! of wake-ups) queue up as they do on a real interconnect.
+//! rd->overloaded, each LLC's sched_domain_shared): a read by a CPU without a valid copy,
+//! or a write by a CPU that does not hold the line alone, pulls the line from the nearest
+//! cache that has it. The transfer costs the machine's `cacheline_*_ns` by distance and is
+//! charged as scheduler time.
+//!
+//! Where a copy comes from follows the cache hierarchy: SMT siblings share the core's
+//! L1/L2, so a copy one thread fetched serves its siblings for free; a core whose LLC
+//! already has the line gets it inside the LLC (a Zen CCX's L3 keeps shadow tags of its
+//! cores' L2s and forwards from them without the fabric); otherwise the line crosses the
+//! interconnect from the CPU that last wrote it. Transfers across the interconnect are
+//! serialised per line (its home agent takes one request at a time), and so are the
+//! transfers inside one LLC, which also wait for the line to arrive there: many CPUs
+//! missing at once (ticks on the same grid, a herd of wake-ups) queue up, but LLCs do not
+//! queue behind each other's local copies.
 
 use crate::machine::{CpuId, Machine};
 use crate::sched::sim::overhead::Stall;
 use crate::time::Ns;
 
-/// One line's coherence state: who wrote it last and which CPUs hold a valid copy.
+/// A set of small indices (CPUs, cores or LLCs) as bit words, grown on demand.
+#[derive(Debug, Clone, Default)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn has(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    fn insert(&mut self, i: usize) {
+        if self.0.len() <= i / 64 {
+            self.0.resize(i / 64 + 1, 0);
+        }
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    fn clear(&mut self) {
+        self.0.iter_mut().for_each(|w| *w = 0);
+    }
+
+    fn count(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+}
+
+/// One line's coherence state: who wrote it last and which CPUs (and so which cores and
+/// LLCs) hold a valid copy.
 #[derive(Debug, Clone, Default)]
 pub struct SharedLine {
     last_writer: Option<CpuId>,
-    valid: Vec<u64>,
+    valid: Bits,
+    valid_cores: Bits,
+    valid_llcs: Bits,
     pub reads: u64,
     pub writes: u64,
     /// Reads and writes that had to fetch the line.
     pub misses: u64,
     /// Time spent fetching, waiting included.
     pub transfer_ns: Ns,
-    /// When the line's last transfer completes.
+    /// When the line's last transfer across the interconnect completes.
     busy_until: Ns,
+    /// Per LLC: when the last transfer into or inside it completes.
+    llc_busy_until: Vec<Ns>,
 }
 
 /// Transfer time of a line from `from` to `to`: nothing within a core (shared L1/L2),
@@ -43,53 +81,74 @@ pub fn transfer_ns(m: &Machine, from: CpuId, to: CpuId) -> Ns {
 
 impl SharedLine {
     fn holds(&self, cpu: CpuId) -> bool {
-        self.valid
-            .get(cpu / 64)
-            .is_some_and(|w| w & (1 << (cpu % 64)) != 0)
+        self.valid.has(cpu)
     }
 
-    fn set_valid(&mut self, cpu: CpuId) {
-        if self.valid.len() <= cpu / 64 {
-            self.valid.resize(cpu / 64 + 1, 0);
+    fn set_valid(&mut self, m: &Machine, cpu: CpuId) {
+        self.valid.insert(cpu);
+        self.valid_cores.insert(m.cpus[cpu].core);
+        self.valid_llcs.insert(m.cpus[cpu].llc);
+    }
+
+    /// The time a transfer into or inside `llc` may start: after the one under way there.
+    fn llc_busy(&mut self, llc: usize) -> &mut Ns {
+        if self.llc_busy_until.len() <= llc {
+            self.llc_busy_until.resize(llc + 1, 0);
         }
-        self.valid[cpu / 64] |= 1 << (cpu % 64);
+        &mut self.llc_busy_until[llc]
     }
 
     /// The cost of fetching the line to `cpu` at `now`, if it must be fetched: the wait
-    /// for transfers already under way plus its own.
+    /// for transfers already under way on its path plus its own.
     fn fetch(&mut self, m: &Machine, cpu: CpuId, now: Ns) -> Ns {
-        match self.last_writer {
-            Some(w) if !self.holds(cpu) => {
-                self.misses += 1;
-                let ns = transfer_ns(m, w, cpu);
-                if ns == 0 {
-                    return 0;
-                }
-                let done = self.busy_until.max(now) + ns;
-                self.busy_until = done;
-                self.transfer_ns += done - now;
-                done - now
-            }
-            _ => 0,
+        let Some(writer) = self.last_writer else {
+            return 0;
+        };
+        if self.holds(cpu) {
+            return 0;
         }
+        self.misses += 1;
+        let (core, llc) = (m.cpus[cpu].core, m.cpus[cpu].llc);
+        if self.valid_cores.has(core) {
+            return 0;
+        }
+        let done = if self.valid_llcs.has(llc) {
+            // From another core of the LLC, once the line has arrived there.
+            let slot = self.llc_busy(llc);
+            let done = (*slot).max(now) + m.costs.cacheline_llc_ns;
+            *slot = done;
+            done
+        } else {
+            // Across the interconnect from the last writer; the LLC's own later fetches
+            // wait for it to arrive.
+            let done = self.busy_until.max(now) + transfer_ns(m, writer, cpu);
+            self.busy_until = done;
+            let slot = self.llc_busy(llc);
+            *slot = (*slot).max(done);
+            done
+        };
+        self.transfer_ns += done - now;
+        done - now
     }
 
     /// A load by `cpu` at `now`: returns the time it stalls (0 on a hit).
     pub fn read(&mut self, m: &Machine, cpu: CpuId, now: Ns) -> Ns {
         self.reads += 1;
         let ns = self.fetch(m, cpu, now);
-        self.set_valid(cpu);
+        self.set_valid(m, cpu);
         ns
     }
 
     /// A store by `cpu` at `now`: it takes the line exclusively; every other copy is
-    /// invalidated.
+    /// invalidated (the invalidations themselves cost nothing here).
     pub fn write(&mut self, m: &Machine, cpu: CpuId, now: Ns) -> Ns {
         self.writes += 1;
-        let alone = self.holds(cpu) && self.valid.iter().map(|w| w.count_ones()).sum::<u32>() == 1;
+        let alone = self.holds(cpu) && self.valid.count() == 1;
         let ns = if alone { 0 } else { self.fetch(m, cpu, now) };
-        self.valid.iter_mut().for_each(|w| *w = 0);
-        self.set_valid(cpu);
+        self.valid.clear();
+        self.valid_cores.clear();
+        self.valid_llcs.clear();
+        self.set_valid(m, cpu);
         self.last_writer = Some(cpu);
         ns
     }
@@ -148,6 +207,42 @@ mod tests {
         assert_eq!(line.read(&m, 0, at()), c.cacheline_llc_ns);
         // The sibling read counts as a fetch too, at no cost.
         assert_eq!((line.reads, line.writes, line.misses), (7, 2, 5));
+    }
+
+    /// After a store, each LLC fetches the line across the interconnect once; its other
+    /// cores get it inside the LLC (after it has arrived there), SMT siblings for free,
+    /// and LLCs do not queue behind each other's local transfers.
+    #[test]
+    fn a_copy_in_the_core_or_the_llc_serves_the_next_reader() {
+        let m = machine_from_name("epyc-9654-2s").unwrap();
+        let c = m.costs;
+        let mut line = SharedLine::default();
+        line.write(&m, 0, 0);
+        let t = 10_000;
+        // CPU 16 (LLC 2 of socket 0) misses across LLCs; CPU 17 (its LLC, another core)
+        // at the same instant waits for that arrival, then one LLC-local transfer.
+        assert_eq!(line.read(&m, 16, t), c.cacheline_cross_llc_ns);
+        assert_eq!(
+            line.read(&m, 17, t),
+            c.cacheline_cross_llc_ns + c.cacheline_llc_ns
+        );
+        // CPU 16's SMT sibling (208) shares its core's copy.
+        assert_eq!(line.read(&m, 208, t), 0);
+        // CPU 24 (LLC 3) crosses the interconnect behind CPU 16's transfer only.
+        assert_eq!(
+            line.read(&m, 24, t),
+            2 * c.cacheline_cross_llc_ns,
+            "one interconnect transfer ahead of it"
+        );
+        // Later, CPU 18 (LLC 2) and CPU 25 (LLC 3) read at once: each from its own LLC,
+        // neither waits for the other.
+        assert_eq!(line.read(&m, 18, 2 * t), c.cacheline_llc_ns);
+        assert_eq!(line.read(&m, 25, 2 * t), c.cacheline_llc_ns);
+        // A store by CPU 100 (socket 1) invalidates every copy: CPU 17 now misses across
+        // the sockets from it.
+        line.write(&m, 100, 3 * t);
+        assert_eq!(line.read(&m, 17, 4 * t), c.cacheline_cross_numa_ns);
+        assert_eq!((line.reads, line.writes, line.misses), (7, 2, 8));
     }
 
     #[test]
