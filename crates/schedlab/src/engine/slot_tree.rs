@@ -44,12 +44,20 @@ impl SlotTree {
         self.leaves = leaves;
     }
 
-    /// Recompute the ancestors of leaf `i` until one keeps its winner.
+    /// Recompute the ancestors of leaf `i` until one keeps its winner. The winner coming
+    /// up is carried, so each level loads only the sibling.
     #[inline]
     fn replay(&mut self, mut i: usize) {
+        let mut w = self.nodes[i];
         while i > 1 {
+            let sibling = self.nodes[i ^ 1];
+            // The left child wins ties, as before (only two unarmed entries tie).
+            w = if i & 1 == 0 {
+                earlier(w, sibling)
+            } else {
+                earlier(sibling, w)
+            };
             let parent = i / 2;
-            let w = earlier(self.nodes[i & !1], self.nodes[i | 1]);
             // Tags are unique (the sequence number), so the same tag is the same entry.
             if w.tag == self.nodes[parent].tag {
                 return;
