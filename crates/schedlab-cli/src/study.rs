@@ -3,9 +3,8 @@
 use crate::cli_error::CliError;
 use crate::output::JsonTarget;
 use clap::{Args, Subcommand};
-use schedlab::experiment::study::{list_studies, load_study_sized};
+use schedlab::experiment::study::{list_studies, load_study_sized, seeds_from_count};
 use schedlab::experiment::study_run::{render_study, run_study};
-use schedlab::InputError;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -80,12 +79,7 @@ pub fn study(args: StudyArgs) -> Result<(), CliError> {
             let json = json.as_deref().map(JsonTarget::from_arg).transpose()?;
             let study = load_study_sized(&dir, &name, full)?;
             let seeds: Vec<u64> = match seeds {
-                Some(0) | Some(1001..) => {
-                    return Err(InputError::new("-n/--seeds", "needs 1..=1000 seeds")
-                        .with_fix("e.g. -n 3")
-                        .into())
-                }
-                Some(n) => (1..=n).collect(),
+                Some(n) => seeds_from_count(n, "-n/--seeds", "e.g. -n 3")?,
                 None => study.seeds.clone(),
             };
             let started = std::time::Instant::now();

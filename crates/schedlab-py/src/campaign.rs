@@ -9,7 +9,7 @@ use schedlab::experiment::ab::metrics::{default_patterns, flatten};
 use schedlab::experiment::ab::{run_ab, Arm};
 use schedlab::experiment::parallel::run_all;
 use schedlab::experiment::scenario_toml::apply_setting;
-use schedlab::experiment::study::{list_studies, load_study};
+use schedlab::experiment::study::{list_studies, load_study, seeds_from_count};
 use schedlab::experiment::study_run::run_study;
 use schedlab::experiment::sweep::{points, summarize, Axis, SweepSpec};
 use schedlab::experiment::{run_scenario, Scenario};
@@ -245,12 +245,7 @@ pub fn study_json(
     let run = || -> Result<_, InputError> {
         let study = load_study(&studies_dir(dir), name)?;
         let seeds: Vec<u64> = match seeds {
-            Some(0) | Some(1001..) => {
-                return Err(
-                    InputError::new("seeds=", "needs 1..=1000 seeds").with_fix("e.g. seeds=3")
-                )
-            }
-            Some(n) => (1..=n).collect(),
+            Some(n) => seeds_from_count(n, "seeds=", "e.g. seeds=3")?,
             None => study.seeds.clone(),
         };
         run_study(&study, &seeds, self::jobs(jobs), &no_progress)

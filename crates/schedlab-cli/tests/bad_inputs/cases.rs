@@ -184,4 +184,10 @@ pub const CASES: &[Case] = &[
     // ---- studies ----
     case!("study-full-without-full-size", [("studies/s.toml", "title = \"s\"\n[scenario]\nworkloads = [\"spinner -n 1\"]\n[[variant]]\ntag = \"a\"\n[[variant]]\ntag = \"b\"\n")],
         ["study", "run", "s", "--full"], ["s.toml", "no [full] size", "without --full"]),
+    case!("study-seeds-over-the-limit", [("studies/s.toml", "title = \"s\"\nseeds = 10001\n[scenario]\nworkloads = [\"spinner -n 1\"]\n[[variant]]\ntag = \"a\"\n")],
+        ["study", "run", "s"], ["s.toml", "seeds", "1..=10000", "seeds = 5"]),
+    case!("study-one-variant", [("studies/s.toml", "title = \"s\"\n[scenario]\nworkloads = [\"spinner -n 1\"]\n[[variant]]\ntag = \"a\"\n")],
+        ["study", "run", "s"], ["s.toml", "two [[variant]]s", "add a [[variant]]"]),
+    case!("flag-study-seeds-over-the-limit", [("studies/s.toml", "title = \"s\"\n[scenario]\nworkloads = [\"spinner -n 1\"]\n[[variant]]\ntag = \"a\"\n[[variant]]\ntag = \"b\"\n")],
+        ["study", "run", "s", "-n", "10001"], ["-n/--seeds", "1..=10000", "-n 3"]),
 ];

@@ -122,6 +122,21 @@ fn number(v: &Value) -> Option<f64> {
 }
 
 /// Read `studies/NAME.toml`.
+/// The most seeds a study runs per variant (its `seeds`, `-n`, Python's `seeds=`): enough
+/// for the phone studies' small effects (a ±2 % effect needs about 2,000), which take
+/// milliseconds a run.
+pub const MAX_STUDY_SEEDS: u64 = 10_000;
+
+/// Seeds 1..=n for a count given to `study run -n` or Python's `study(seeds=)`.
+pub fn seeds_from_count(n: u64, place: &str, fix: &str) -> Result<Vec<u64>, InputError> {
+    if !(1..=MAX_STUDY_SEEDS).contains(&n) {
+        return Err(
+            InputError::new(place, format!("needs 1..={MAX_STUDY_SEEDS} seeds")).with_fix(fix),
+        );
+    }
+    Ok((1..=n).collect())
+}
+
 pub fn load_study(dir: &Path, name: &str) -> Result<Study, InputError> {
     load_study_sized(dir, name, false)
 }
@@ -221,12 +236,15 @@ pub fn parse_study_sized(
     }
     let seeds = match t.get("seeds") {
         None => vec![1],
-        Some(Value::Integer(n)) if (1..=1000).contains(n) => (1..=*n as u64).collect(),
+        Some(Value::Integer(n)) if (1..=MAX_STUDY_SEEDS as i64).contains(n) => {
+            (1..=*n as u64).collect()
+        }
         Some(_) => {
             return Err(InputError::new(
                 format!("{origin}: key 'seeds'"),
-                "expected a count 1..=1000",
-            ))
+                format!("expected a count 1..={MAX_STUDY_SEEDS}"),
+            )
+            .with_fix("e.g. seeds = 5"))
         }
     };
     let mut variants = Vec::new();
@@ -272,10 +290,10 @@ pub fn parse_study_sized(
         });
     }
     if variants.len() < 2 {
-        return Err(InputError::new(
-            origin,
-            "a study compares at least two [[variant]]s",
-        ));
+        return Err(
+            InputError::new(origin, "a study compares at least two [[variant]]s")
+                .with_fix("add a [[variant]] with a tag and the settings it changes"),
+        );
     }
     let mut metrics = Vec::new();
     for (i, m) in array(&t, "metric", origin)?.iter().enumerate() {
