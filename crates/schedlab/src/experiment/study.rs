@@ -121,7 +121,6 @@ fn number(v: &Value) -> Option<f64> {
     }
 }
 
-/// Read `studies/NAME.toml`.
 /// The most seeds a study runs per variant (its `seeds`, `-n`, Python's `seeds=`): enough
 /// for the phone studies' small effects (a ±2 % effect needs about 2,000), which take
 /// milliseconds a run.
@@ -137,6 +136,7 @@ pub fn seeds_from_count(n: u64, place: &str, fix: &str) -> Result<Vec<u64>, Inpu
     Ok((1..=n).collect())
 }
 
+/// Read `studies/NAME.toml`.
 pub fn load_study(dir: &Path, name: &str) -> Result<Study, InputError> {
     load_study_sized(dir, name, false)
 }
