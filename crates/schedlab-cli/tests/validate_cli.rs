@@ -128,13 +128,9 @@ fn ctrl_c_ends_every_task_and_restores_tracefs() {
     let dir = guard.path().to_path_buf();
     let tag = format!("c{}", std::process::id() % 100_000);
     let f = tiny_rtapp(&dir, &tag);
-    // validate mounts tracefs when it is not (as root); mount it first, as it would, so
+    // validate mounts tracefs when it is not (as root); mount it first the same way, so
     // that `before` reads the settings and not the empty mount point.
-    if !std::path::Path::new("/sys/kernel/tracing/trace").exists() {
-        let _ = Command::new("mount")
-            .args(["-t", "tracefs", "nodev", "/sys/kernel/tracing"])
-            .status();
-    }
+    let _ = schedlab_host::tracefs::available();
     let before = std::fs::read_to_string("/sys/kernel/tracing/set_event_pid").ok();
     let mut child = bin()
         .args(["validate", "-w"])

@@ -126,7 +126,7 @@ fn number(v: &Value) -> Option<f64> {
 /// milliseconds a run.
 pub const MAX_STUDY_SEEDS: u64 = 10_000;
 
-/// Seeds 1..=n for a count given to `study run -n` or Python's `study(seeds=)`.
+/// Seeds 1..=n for a count from the study file, `study run -n` or Python's `study(seeds=)`.
 pub fn seeds_from_count(n: u64, place: &str, fix: &str) -> Result<Vec<u64>, InputError> {
     if !(1..=MAX_STUDY_SEEDS).contains(&n) {
         return Err(
@@ -236,16 +236,14 @@ pub fn parse_study_sized(
     }
     let seeds = match t.get("seeds") {
         None => vec![1],
-        Some(Value::Integer(n)) if (1..=MAX_STUDY_SEEDS as i64).contains(n) => {
-            (1..=*n as u64).collect()
-        }
-        Some(_) => {
-            return Err(InputError::new(
-                format!("{origin}: key 'seeds'"),
-                format!("expected a count 1..={MAX_STUDY_SEEDS}"),
-            )
-            .with_fix("e.g. seeds = 5"))
-        }
+        // Not an integer, or negative: 0, which the range check refuses.
+        Some(v) => seeds_from_count(
+            v.as_integer()
+                .and_then(|n| u64::try_from(n).ok())
+                .unwrap_or(0),
+            &format!("{origin}: key 'seeds'"),
+            "e.g. seeds = 5",
+        )?,
     };
     let mut variants = Vec::new();
     for (i, v) in array(&t, "variant", origin)?.iter().enumerate() {
