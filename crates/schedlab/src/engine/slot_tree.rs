@@ -52,11 +52,9 @@ impl SlotTree {
         while i > 1 {
             let sibling = self.nodes[i ^ 1];
             // The left child wins ties, as before (only two unarmed entries tie).
-            w = if i & 1 == 0 {
-                earlier(w, sibling)
-            } else {
-                earlier(sibling, w)
-            };
+            let (left, right) =
+                std::hint::select_unpredictable(i & 1 == 0, (w, sibling), (sibling, w));
+            w = earlier(left, right);
             let parent = i / 2;
             // Tags are unique (the sequence number), so the same tag is the same entry.
             if w.tag == self.nodes[parent].tag {
@@ -120,13 +118,11 @@ impl SlotTree {
     }
 }
 
+/// Which entry wins is data, not a pattern a branch predictor learns: select without a
+/// branch.
 #[inline]
 fn earlier(a: Entry, b: Entry) -> Entry {
-    if b.before(a) {
-        b
-    } else {
-        a
-    }
+    std::hint::select_unpredictable(b.before(a), b, a)
 }
 
 #[cfg(test)]

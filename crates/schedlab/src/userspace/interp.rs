@@ -8,6 +8,7 @@ use crate::sched::{Sched, TaskId, Work};
 use crate::time::Ns;
 use crate::workload::program::{match_loops, Since};
 use crate::workload::{Op, Probes, Sample, TimerMode, Workload};
+use smallvec::SmallVec;
 use std::rc::Rc;
 
 /// Busy work between two attempts of a spinning `SpinLockCpu` (rep;nop loop).
@@ -25,8 +26,9 @@ pub struct ProgState {
     /// and one copy for a million identical tasks.
     program: Rc<[Op]>,
     pc: usize,
-    /// Open loops: (index of the LoopBegin, iterations left; None = forever).
-    loops: Vec<(usize, Option<u64>)>,
+    /// Open loops: (index of the LoopBegin, iterations left; None = forever). The
+    /// innermost is usually the only one: kept inline, a loop's end reads no other line.
+    loops: SmallVec<[(usize, Option<u64>); 1]>,
     /// LoopBegin ↔ LoopEnd partners.
     partner: Rc<[usize]>,
     /// When the task started (rt-app timers count from the thread's start).
@@ -92,7 +94,7 @@ impl Interpreter {
                 Ok(ProgState {
                     program,
                     pc: 0,
-                    loops: Vec::new(),
+                    loops: SmallVec::new(),
                     partner,
                     start: 0,
                     start_fixed: false,
@@ -457,7 +459,7 @@ impl Interpreter {
         self.progs.push(ProgState {
             program: program.into(),
             pc: 0,
-            loops: Vec::new(),
+            loops: SmallVec::new(),
             partner: self.template_partners[template].clone(),
             start: spec.delay_ns,
             start_fixed: true,
