@@ -65,6 +65,7 @@ fn calibrated_machine(
     let mut machine = capture(sysfs)?;
     let cal = calibrate::calibrate(quick);
     calibrate::apply_costs(&cal, &mut machine.costs);
+    calibrate::apply_line_cost(&cal, &mut machine);
     machine.name = "host (calibrated)".into();
     let mut text = machine_to_toml(&machine);
     text.push_str(&calibrate::toml_tables(&cal));

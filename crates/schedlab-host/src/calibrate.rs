@@ -291,6 +291,71 @@ fn ping_pong_same_cpu(cpu: usize, trips: usize, rounds: usize) -> Vec<f64> {
     out
 }
 
+/// One cache-line transfer from a bounce of the line between two cores: a round trip is
+/// two (each a load that misses and fetches the line from the other core, and the store
+/// that takes it back exclusive).
+pub fn line_transfer_ns(round_trip_ns: f64) -> f64 {
+    round_trip_ns / 2.0
+}
+
+/// A cache line of its own for the bounced counter (128: adjacent-line prefetchers pair
+/// 64-byte lines).
+#[repr(align(128))]
+struct OwnLine(AtomicU64);
+
+/// Round-trip times (ns) of one cache line bounced between threads pinned to `a` and
+/// `b`: each waits for the other's number and stores the next, `trips` round trips a
+/// sample, one sample every `gap_ms` (a hypervisor that moves vCPUs between cores shows
+/// up as spread). Empty when the threads cannot be pinned.
+fn line_round_trips(a: usize, b: usize, trips: u64, samples: usize, gap_ms: u64) -> Vec<f64> {
+    // 0: starting, 1: the partner is pinned, 2: it could not be.
+    let ready = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let line = Arc::new(OwnLine(AtomicU64::new(0)));
+    let total = trips * samples as u64;
+    let partner = {
+        let (ready, stop, line) = (ready.clone(), stop.clone(), line.clone());
+        std::thread::spawn(move || {
+            if set_affinity(&[b]).is_err() {
+                ready.store(2, Ordering::Release);
+                return;
+            }
+            ready.store(1, Ordering::Release);
+            for i in 0..total {
+                let mut spins = 0u32;
+                while line.0.load(Ordering::Acquire) != 2 * i + 1 {
+                    spins = spins.wrapping_add(1);
+                    if spins.is_multiple_of(4096) && stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                }
+                line.0.store(2 * i + 2, Ordering::Release);
+            }
+        })
+    };
+    while ready.load(Ordering::Acquire) == 0 {
+        std::hint::spin_loop();
+    }
+    let mut out = Vec::new();
+    if ready.load(Ordering::Acquire) == 1 && set_affinity(&[a]).is_ok() {
+        let mut i = 0;
+        for _ in 0..samples {
+            let t0 = now_ns();
+            for _ in 0..trips {
+                line.0.store(2 * i + 1, Ordering::Release);
+                while line.0.load(Ordering::Acquire) != 2 * i + 2 {}
+                i += 1;
+            }
+            out.push((now_ns() - t0) as f64 / trips as f64);
+            std::thread::sleep(std::time::Duration::from_millis(gap_ms));
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let _ = partner.join();
+    let _ = set_affinity(&(0..nr_cpus()).collect::<Vec<_>>());
+    out
+}
+
 /// Online CPUs (not the affinity mask: the measurements pin and unpin themselves).
 pub fn nr_cpus() -> usize {
     // SAFETY: sysconf has no side effects.
@@ -625,6 +690,33 @@ pub fn apply_costs(c: &Calibration, costs: &mut schedlab::machine::Costs) {
     set(&mut costs.thread_create_ns, med("thread_create_ns"));
 }
 
+/// Put the measured line transfer between CPUs 0 and 1 into the `cacheline_*` cost of
+/// the level the topology says they share (another core of the LLC, another LLC of the
+/// node, another node); SMT siblings share their caches, so nothing is set for them.
+pub fn apply_line_cost(c: &Calibration, machine: &mut schedlab::machine::Machine) {
+    let Some(ns) = c
+        .get("cacheline_pair_ns")
+        .map(|m| m.median())
+        .filter(|v| v.is_finite())
+    else {
+        return;
+    };
+    let (Some(a), Some(b)) = (machine.cpus.first(), machine.cpus.get(1)) else {
+        return;
+    };
+    let costs = &mut machine.costs;
+    let slot = if a.core == b.core {
+        return;
+    } else if a.llc == b.llc {
+        &mut costs.cacheline_llc_ns
+    } else if a.numa_node == b.numa_node && a.package == b.package {
+        &mut costs.cacheline_cross_llc_ns
+    } else {
+        &mut costs.cacheline_cross_numa_ns
+    };
+    *slot = ns.round().max(0.0) as u64;
+}
+
 fn read(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
@@ -787,6 +879,14 @@ pub fn calibrate(quick: bool) -> Calibration {
             unit: "ns",
             samples: ie,
         });
+        measures.push(Measure {
+            key: "cacheline_pair_ns",
+            unit: "ns",
+            samples: line_round_trips(0, 1, 20_000, 20 * k, 25)
+                .iter()
+                .map(|&rt| line_transfer_ns(rt))
+                .collect(),
+        });
     }
     measures.push(Measure {
         key: "schbench_mac_ps",
@@ -874,6 +974,46 @@ mod tests {
         // Recorded: a socket write + read pair 1475 ns alone, 1842 ns from two CPUs.
         assert_eq!(bounce_ns(1_842.0, 1_475.0), 183.5);
         assert_eq!(bounce_ns(1_400.0, 1_475.0), 0.0);
+    }
+
+    #[test]
+    fn line_transfer_goes_to_the_level_cpus_0_and_1_share() {
+        let c = Calibration {
+            measures: vec![Measure {
+                key: "cacheline_pair_ns",
+                unit: "ns",
+                // Recorded on the development host (one-way, 31.3 ns within a CCX).
+                samples: vec![62.6, 64.8, 63.1]
+                    .into_iter()
+                    .map(line_transfer_ns)
+                    .collect(),
+            }],
+            kernel: KernelSettings::default(),
+        };
+        let with = |core: usize, llc: usize, node: usize| {
+            let mut m = schedlab::machine::presets::smp(2);
+            let cpu1 = &mut m.cpus[1];
+            (cpu1.core, cpu1.llc, cpu1.numa_node) = (core, llc, node);
+            apply_line_cost(&c, &mut m);
+            let k = &m.costs;
+            (
+                k.cacheline_llc_ns,
+                k.cacheline_cross_llc_ns,
+                k.cacheline_cross_numa_ns,
+            )
+        };
+        let smp = schedlab::machine::presets::smp(2);
+        let (c0, c1) = (&smp.cpus[0], &smp.cpus[1]);
+        assert!(
+            c0.core != c1.core && c0.llc == c1.llc,
+            "smp(2): two cores, one LLC"
+        );
+        // The median of 31.3, 32.4 and 31.55 ns.
+        assert_eq!(with(c1.core, c0.llc, c0.numa_node), (32, 120, 300));
+        assert_eq!(with(c1.core, c0.llc + 1, c0.numa_node), (40, 32, 300));
+        assert_eq!(with(c1.core, c0.llc + 1, c0.numa_node + 1), (40, 120, 32));
+        // SMT siblings share their caches: nothing measured for a transfer.
+        assert_eq!(with(c0.core, c0.llc, c0.numa_node), (40, 120, 300));
     }
 
     #[test]

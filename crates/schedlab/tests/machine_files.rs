@@ -171,6 +171,10 @@ khz = 2400000
 distance_remote = 32
 [numa]  # AMD Zen: init_amd_zn sets node_reclaim_distance = 32
 node_reclaim_distance = 32
+[costs]  # the Genoa line measured on this repository's host
+cacheline_llc_ns = 29
+pipe_bounce_ns = 116
+socket_bounce_ns = 116
 "#;
     let m = parse_machine(text, "s.toml").unwrap();
     // The shape form has no idle states; the preset adds acpi_idle's C1/C2.

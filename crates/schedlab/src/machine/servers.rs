@@ -32,7 +32,16 @@ pub fn epyc_9654_2s() -> Machine {
         khz: 2_400_000,
         // The per-operation costs calibrated on a Zen host (docs/machines.md); the thread
         // gives none, and its ≈ 2 µs of CPU per message is a result to compare, not an input.
-        costs: super::Costs::default(),
+        // A line from another core of the CCX: 29 ns, measured on this repository's host,
+        // itself a Genoa (family 19h model 11h, as the 9654) by `capture --calibrate`'s
+        // `cacheline_pair_ns` (docs/machines.md). The pipe and socket bounces keep their
+        // assumption, 4 lines at that cost; further levels stay estimates (120 / 300 ns).
+        costs: super::Costs {
+            cacheline_llc_ns: 29,
+            pipe_bounce_ns: 4 * 29,
+            socket_bounce_ns: 4 * 29,
+            ..super::Costs::default()
+        },
     }
     .build();
     // AMD Zen (family 19h): init_amd_zn raises node_reclaim_distance to 32, so the
