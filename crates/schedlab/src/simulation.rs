@@ -39,6 +39,8 @@ pub struct Simulation {
     pub reports: Vec<ToolReport>,
     interp: Interpreter,
     pub events_processed: u64,
+    /// `events_processed` by kind (`Event::KIND_NAMES`): where a run's events go.
+    pub events_by_kind: [u64; Event::KIND_NAMES.len()],
     /// Take a spinner's failed lock retries in one step (on by default; a test turns it
     /// off to check that the results are the same).
     pub batch_failed_spins: bool,
@@ -97,6 +99,7 @@ impl Simulation {
             reports: Vec::new(),
             interp,
             events_processed: 0,
+            events_by_kind: [0; Event::KIND_NAMES.len()],
             batch_failed_spins: true,
             failed_spins_batched: 0,
             stop_at: duration.unwrap_or(DEFAULT_CAP_NS),
@@ -148,6 +151,8 @@ impl Simulation {
                     1
                 }
             };
+            // Batched spin retries are the work completions they stand for.
+            self.events_by_kind[ev.kind()] += n;
             let before = self.events_processed;
             self.events_processed += n;
             if self.events_processed / every != before / every {

@@ -32,6 +32,28 @@ fn section(r: &RunResult) -> &HackbenchResult {
     }
 }
 
+/// The events by kind add up to the total, and a message is two work completions (the
+/// sender's write and the receiver's read each end a busy period) plus the switch-ins
+/// that wait for a switch's cost: the floor issue 17's speed work stands on.
+#[test]
+fn events_by_kind_add_up_and_a_message_costs_two_work_completions() {
+    let r = run_cmd("smp:2", "hackbench -g 2 -f 4 --threads --pipe -l 30 -s 100");
+    let kinds = &r.sim.events_by_kind;
+    assert_eq!(kinds.values().sum::<u64>(), r.sim.events, "{kinds:?}");
+    assert!(kinds.values().all(|&n| n > 0), "only kinds that occurred");
+    let messages = section(&r).messages_received;
+    let work_done = kinds["work_done"];
+    let switches = r.perf.context_switches;
+    assert!(work_done >= 2 * messages, "{work_done} < 2 x {messages}");
+    // Beyond the messages: at most one per switch-in, and each task's start and exit.
+    let tasks = r.tasks.len() as u64;
+    assert!(
+        work_done <= 2 * messages + switches + 4 * tasks,
+        "{work_done} > 2 x {messages} + {switches} + 4 x {tasks}"
+    );
+    assert_eq!(kinds.get("task_start"), Some(&tasks), "{kinds:?}");
+}
+
 #[test]
 fn every_receiver_gets_loops_times_fds_messages() {
     for cmd in [

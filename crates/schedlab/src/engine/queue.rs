@@ -45,6 +45,46 @@ pub enum Event {
 }
 
 /// The per-CPU timers, one slot each.
+impl Event {
+    /// Names of the kinds, in `kind()` order (the result's `sim.events_by_kind`).
+    pub const KIND_NAMES: [&'static str; 14] = [
+        "task_start",
+        "timer_wake",
+        "wake_arrive",
+        "work_done",
+        "tick",
+        "hrtick",
+        "freq_change",
+        "stopper",
+        "nohz_kick",
+        "cfs_period",
+        "resched_ipi",
+        "rt_period",
+        "dl_timer",
+        "dl_server_timer",
+    ];
+
+    /// Index of the event's kind in `KIND_NAMES`.
+    pub fn kind(self) -> usize {
+        match self {
+            Event::TaskStart(_) => 0,
+            Event::TimerWake(_) => 1,
+            Event::WakeArrive { .. } => 2,
+            Event::WorkDone(_) => 3,
+            Event::Tick(_) => 4,
+            Event::HrTick(_) => 5,
+            Event::FreqChange(_) => 6,
+            Event::Stopper(_) => 7,
+            Event::NohzKick(_) => 8,
+            Event::CfsPeriod(_) => 9,
+            Event::ReschedIpi(_) => 10,
+            Event::RtPeriod => 11,
+            Event::DlTimer(_) => 12,
+            Event::DlServerTimer(_) => 13,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CpuTimer {
     Work = 0,
@@ -326,6 +366,29 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_kind_has_its_own_name() {
+        let all = [
+            Event::TaskStart(0),
+            Event::TimerWake(0),
+            Event::WakeArrive { task: 0, cpu: 0 },
+            Event::WorkDone(0),
+            Event::Tick(0),
+            Event::HrTick(0),
+            Event::FreqChange(0),
+            Event::Stopper(0),
+            Event::NohzKick(0),
+            Event::CfsPeriod(0),
+            Event::ReschedIpi(0),
+            Event::RtPeriod,
+            Event::DlTimer(0),
+            Event::DlServerTimer(0),
+        ];
+        let kinds: Vec<usize> = all.iter().map(|e| e.kind()).collect();
+        assert_eq!(kinds, (0..Event::KIND_NAMES.len()).collect::<Vec<_>>());
+        assert_eq!(Event::KIND_NAMES[Event::WorkDone(3).kind()], "work_done");
+    }
 
     #[test]
     fn ties_break_by_scheduling_order() {

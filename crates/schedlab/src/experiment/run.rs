@@ -413,6 +413,12 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
         sim: SimStats {
             time_ns,
             events: sim.events_processed,
+            events_by_kind: crate::engine::Event::KIND_NAMES
+                .iter()
+                .zip(sim.events_by_kind)
+                .filter(|&(_, n)| n > 0)
+                .map(|(name, n)| (name.to_string(), n))
+                .collect(),
             wall_s,
             stop_reason: stop.to_string(),
             invariant_violations: s.invariant_violations,

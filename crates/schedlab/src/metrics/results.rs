@@ -122,6 +122,9 @@ pub struct SimStats {
     pub time_ns: u64,
     /// Events processed by the engine.
     pub events: u64,
+    /// `events` by kind (work completions, ticks, wake-up arrivals, …), kinds that
+    /// occurred only.
+    pub events_by_kind: std::collections::BTreeMap<String, u64>,
     /// Host wall-clock seconds the run took: the only field that differs between two
     /// identical runs.
     pub wall_s: f64,
