@@ -7,8 +7,9 @@
 #   no-idle-states: no C1/C2, every idle wake-up pays the flat idle_exit_ns (50 us)
 #   state-0B / state-16KiB: messaging_state_bytes 0 / 16384 instead of 4096
 #   half-lines: every cache-line transfer at half the preset's cost (14 / 60 / 150 ns)
-#   bounce-measured: pipe_bounce_ns 34, the median of five `capture --calibrate` runs on
-#     this repository's Genoa host (two cores of one CCX), instead of the assumed 4 lines
+#   bounce-concurrent / bounce-handed: pipe_bounce_ns 34 / 141 instead of the assumed 4
+#     lines (116), this repository's Genoa host measured with threads using a pipe at the
+#     same time (a lower bound) / taking turns (docs/studies.md, util-fits-capacity)
 set -euo pipefail
 bin=$(realpath "$1"); out=$(realpath -m "$2"); seeds=${3:-5}; jobs=${4:-1}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +26,8 @@ edits = {
     "half-lines": lambda s: re.sub(
         r"^(cacheline_(?:llc|cross_llc|cross_numa)_ns) = (\d+)$",
         lambda m: f"{m.group(1)} = {int(m.group(2)) // 2}", s, flags=re.M),
-    "bounce-measured": lambda s: re.sub(r"^pipe_bounce_ns = \d+$", "pipe_bounce_ns = 34", s, flags=re.M),
+    "bounce-concurrent": lambda s: re.sub(r"^pipe_bounce_ns = \d+$", "pipe_bounce_ns = 34", s, flags=re.M),
+    "bounce-handed": lambda s: re.sub(r"^pipe_bounce_ns = \d+$", "pipe_bounce_ns = 141", s, flags=re.M),
 }
 for name, edit in edits.items():
     text = edit(preset)
@@ -34,5 +36,5 @@ for name, edit in edits.items():
 PY
 m="$out/machines"
 "$here/ci/study_scale.sh" "$bin" util-fits-capacity 'machine = "epyc-9654-2s"' \
-  "machine = \"epyc-9654-2s\",machine = \"$m/no-idle-states.toml\",machine = \"$m/state-0B.toml\",machine = \"$m/state-16KiB.toml\",machine = \"$m/half-lines.toml\",machine = \"$m/bounce-measured.toml\"" \
+  "machine = \"epyc-9654-2s\",machine = \"$m/no-idle-states.toml\",machine = \"$m/state-0B.toml\",machine = \"$m/state-16KiB.toml\",machine = \"$m/half-lines.toml\",machine = \"$m/bounce-concurrent.toml\",machine = \"$m/bounce-handed.toml\"" \
   "$out" "$seeds" "$jobs"

@@ -180,27 +180,37 @@ fn message_costs(socket: bool, bytes: usize, rounds: usize) -> (Vec<f64>, Vec<f6
     (ws, rs)
 }
 
-/// CPU time (ns) of one 100-byte write + read pair on one pipe or socket, by each of
-/// `cpus` threads (one per CPU) doing such pairs on it at the same time: with two CPUs
-/// the object's lines move (and its lock contends) on every op.
-fn shared_pair_ns(socket: bool, cpus: &[usize], pairs: usize) -> f64 {
+/// Time (ns) inside one 100-byte write + read pair on one pipe or socket. With one CPU,
+/// one thread does the pairs; with two, threads pinned to them take turns (an atomic
+/// hands the turn over outside the timed ops), so every pair finds the object's lock,
+/// ring and buffer lines where the other CPU left them, as hackbench's writer and reader
+/// do. The mean over `turns` pairs (both threads' when two).
+fn handed_pair_ns(socket: bool, cpus: &[usize], turns: u64) -> f64 {
     let (a, b) = pipe_pair(socket);
     let (w_fd, r_fd) = if socket { (a, b) } else { (b, a) };
-    let gate = Arc::new(std::sync::Barrier::new(cpus.len()));
+    let turn = Arc::new(OwnLine(AtomicU64::new(0)));
+    let n = cpus.len() as u64;
     let threads: Vec<_> = cpus
         .iter()
-        .map(|&cpu| {
-            let gate = gate.clone();
+        .enumerate()
+        .map(|(k, &cpu)| {
+            let turn = turn.clone();
             std::thread::spawn(move || {
                 let _ = set_affinity(&[cpu]);
                 let mut buf = [0u8; 100];
-                gate.wait();
-                let t0 = crate::rtapp_exec::thread_cpu_ns();
-                for _ in 0..pairs {
+                let mut inside = 0;
+                for i in 0..turns {
+                    let mine = n * i + k as u64;
+                    while turn.0.load(Ordering::Acquire) != mine {
+                        std::hint::spin_loop();
+                    }
+                    let t0 = now_ns();
                     wr(w_fd, &buf);
                     rd(r_fd, &mut buf);
+                    inside += now_ns() - t0;
+                    turn.0.store(mine + 1, Ordering::Release);
                 }
-                (crate::rtapp_exec::thread_cpu_ns() - t0) as f64 / pairs as f64
+                inside as f64 / turns as f64
             })
         })
         .collect();
@@ -210,9 +220,10 @@ fn shared_pair_ns(socket: bool, cpus: &[usize], pairs: usize) -> f64 {
     per.iter().sum::<f64>() / per.len().max(1) as f64
 }
 
-/// The extra cost per op of a pipe or socket used from two CPUs at once over one CPU.
-pub fn bounce_ns(two_cpu_pair_ns: f64, one_cpu_pair_ns: f64) -> f64 {
-    ((two_cpu_pair_ns - one_cpu_pair_ns) / 2.0).max(0.0)
+/// The extra time of a write + read pair on a pipe or socket last used on another CPU
+/// (one hand-over a pair: the model's one bounce) over the same pair on one CPU.
+pub fn bounce_ns(handed_pair_ns: f64, one_cpu_pair_ns: f64) -> f64 {
+    (handed_pair_ns - one_cpu_pair_ns).max(0.0)
 }
 
 /// Time (ns) per hop of a 1-byte token passed around a ring of `k` threads pinned to
@@ -845,8 +856,8 @@ pub fn calibrate(quick: bool) -> Calibration {
         for (socket, key) in [(false, "pipe_bounce_ns"), (true, "socket_bounce_ns")] {
             let samples = (0..5 * k)
                 .map(|_| {
-                    let one = shared_pair_ns(socket, &[0], 20_000);
-                    bounce_ns(shared_pair_ns(socket, &[0, 1], 20_000), one)
+                    let one = handed_pair_ns(socket, &[0], 20_000);
+                    bounce_ns(handed_pair_ns(socket, &[0, 1], 20_000), one)
                 })
                 .collect();
             measures.push(Measure {
@@ -971,9 +982,10 @@ mod tests {
         // 2.3 µs, a sleeper on the other CPU 10.5 µs.
         assert_eq!(sched_wakeup_ns(2_300.0, 700.0), 1_600.0);
         assert_eq!(ipi_send_ns(10_500.0, 2_300.0), 8_200.0);
-        // Recorded: a socket write + read pair 1475 ns alone, 1842 ns from two CPUs.
-        assert_eq!(bounce_ns(1_842.0, 1_475.0), 183.5);
-        assert_eq!(bounce_ns(1_400.0, 1_475.0), 0.0);
+        // Recorded: a pipe write + read pair 721 ns on one CPU, 861 ns handed between
+        // two cores of one CCX (the op-by-op probe in C, before it moved here).
+        assert_eq!(bounce_ns(861.0, 721.0), 140.0);
+        assert_eq!(bounce_ns(700.0, 721.0), 0.0);
     }
 
     #[test]

@@ -153,8 +153,8 @@ pub struct Costs {
     /// (pipe->mutex and the ring's lines come over, and contend while both CPUs use
     /// it), between two cores of one LLC; further CPUs scale it by the cache-line
     /// transfer costs. Default 160 ns (assumed: 4 lines at `cacheline_llc_ns`); the
-    /// guests' `capture --calibrate` gives 21–600 ns with where their vCPUs sit
-    /// (docs/model.md).
+    /// guests' `capture --calibrate` gives 0–600 ns with where their vCPUs sit, mostly
+    /// 120–170 on this repository's host (docs/model.md).
     pub pipe_bounce_ns: Ns,
     /// … of a socket send or receive (the receive queue's lock, the peer's state lock,
     /// sk_wmem_alloc). Default 160 ns (assumed as above); the guests measure ≈ 185.
