@@ -88,6 +88,12 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         secs
     )?;
     writeln!(out, "{:>16}  events", r.sim.events)?;
+    // Largest kinds first: where the events go (docs/performance.md).
+    let mut kinds: Vec<_> = r.sim.events_by_kind.iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (kind, n) in kinds {
+        writeln!(out, "{n:>16}    {kind}")?;
+    }
     writeln!(out, "{:>16.3}  wall seconds", r.sim.wall_s)?;
     writeln!(out, "{:>16.0}  events/s", r.sim.events as f64 / wall)?;
     writeln!(out, "{:>16.2}  simulated/wall", sim_s / wall)?;

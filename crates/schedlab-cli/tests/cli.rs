@@ -136,6 +136,18 @@ fn bench_reports_speed() {
     for k in ["events", "wall seconds", "events/s", "simulated/wall"] {
         assert!(out.contains(k), "{k} missing from\n{out}");
     }
+    // The events by kind follow the total and add up to it.
+    let count = |line: &str| line.split_whitespace().next().unwrap().parse::<u64>().ok();
+    let lines: Vec<&str> = out.lines().collect();
+    let total_at = lines.iter().position(|l| l.ends_with("  events")).unwrap();
+    let kinds: Vec<&str> = lines[total_at + 1..]
+        .iter()
+        .take_while(|l| !l.ends_with("wall seconds"))
+        .copied()
+        .collect();
+    assert!(kinds.iter().any(|l| l.ends_with("work_done")), "{out}");
+    let sum: u64 = kinds.iter().map(|l| count(l).unwrap()).sum();
+    assert_eq!(Some(sum), count(lines[total_at]), "{out}");
     expect_input_error(&schedlab(&["bench", "--secs", "0"]));
     let err = expect_input_error(&schedlab(&["bench", "--scenario", "nope"]));
     assert!(err.contains("epyc"), "{err}");
