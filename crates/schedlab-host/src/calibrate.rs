@@ -188,7 +188,7 @@ fn message_costs(socket: bool, bytes: usize, rounds: usize) -> (Vec<f64>, Vec<f6
 fn handed_pair_ns(socket: bool, cpus: &[usize], turns: u64) -> f64 {
     let (a, b) = pipe_pair(socket);
     let (w_fd, r_fd) = if socket { (a, b) } else { (b, a) };
-    let turn = Arc::new(OwnLine(AtomicU64::new(0)));
+    let turn = Arc::new(Turn::default());
     let n = cpus.len() as u64;
     let threads: Vec<_> = cpus
         .iter()
@@ -201,14 +201,12 @@ fn handed_pair_ns(socket: bool, cpus: &[usize], turns: u64) -> f64 {
                 let mut inside = 0;
                 for i in 0..turns {
                     let mine = n * i + k as u64;
-                    while turn.0.load(Ordering::Acquire) != mine {
-                        std::hint::spin_loop();
-                    }
+                    turn.wait(mine);
                     let t0 = now_ns();
                     wr(w_fd, &buf);
                     rd(r_fd, &mut buf);
                     inside += now_ns() - t0;
-                    turn.0.store(mine + 1, Ordering::Release);
+                    turn.pass(mine + 1);
                 }
                 inside as f64 / turns as f64
             })
@@ -309,62 +307,65 @@ pub fn line_transfer_ns(round_trip_ns: f64) -> f64 {
     round_trip_ns / 2.0
 }
 
-/// A cache line of its own for the bounced counter (128: adjacent-line prefetchers pair
-/// 64-byte lines).
+/// A turn counter on a cache line of its own (128: adjacent-line prefetchers pair 64-byte
+/// lines), handed between threads on different CPUs: each waits for its number and
+/// passes the next, so every hand-over moves the line.
 #[repr(align(128))]
-struct OwnLine(AtomicU64);
+#[derive(Default)]
+struct Turn(AtomicU64);
+
+impl Turn {
+    /// Spin until the counter reaches `n` (no pause: the line probe times the wait).
+    fn wait(&self, n: u64) {
+        while self.0.load(Ordering::Acquire) != n {}
+    }
+
+    fn pass(&self, n: u64) {
+        self.0.store(n, Ordering::Release);
+    }
+}
 
 /// Round-trip times (ns) of one cache line bounced between threads pinned to `a` and
 /// `b`: each waits for the other's number and stores the next, `trips` round trips a
 /// sample, one sample every `gap_ms` (a hypervisor that moves vCPUs between cores shows
-/// up as spread). Empty when the threads cannot be pinned.
+/// up as spread). Both threads always take every turn, so neither can be left waiting;
+/// empty when either could not be pinned.
 fn line_round_trips(a: usize, b: usize, trips: u64, samples: usize, gap_ms: u64) -> Vec<f64> {
-    // 0: starting, 1: the partner is pinned, 2: it could not be.
-    let ready = Arc::new(AtomicU64::new(0));
-    let stop = Arc::new(AtomicBool::new(false));
-    let line = Arc::new(OwnLine(AtomicU64::new(0)));
+    let turn = Arc::new(Turn::default());
     let total = trips * samples as u64;
     let partner = {
-        let (ready, stop, line) = (ready.clone(), stop.clone(), line.clone());
+        let turn = turn.clone();
         std::thread::spawn(move || {
-            if set_affinity(&[b]).is_err() {
-                ready.store(2, Ordering::Release);
-                return;
-            }
-            ready.store(1, Ordering::Release);
+            let pinned = set_affinity(&[b]).is_ok();
             for i in 0..total {
-                let mut spins = 0u32;
-                while line.0.load(Ordering::Acquire) != 2 * i + 1 {
-                    spins = spins.wrapping_add(1);
-                    if spins.is_multiple_of(4096) && stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                }
-                line.0.store(2 * i + 2, Ordering::Release);
+                turn.wait(2 * i + 1);
+                turn.pass(2 * i + 2);
             }
+            pinned
         })
     };
-    while ready.load(Ordering::Acquire) == 0 {
-        std::hint::spin_loop();
-    }
+    let pinned = set_affinity(&[a]).is_ok();
     let mut out = Vec::new();
-    if ready.load(Ordering::Acquire) == 1 && set_affinity(&[a]).is_ok() {
-        let mut i = 0;
-        for _ in 0..samples {
-            let t0 = now_ns();
-            for _ in 0..trips {
-                line.0.store(2 * i + 1, Ordering::Release);
-                while line.0.load(Ordering::Acquire) != 2 * i + 2 {}
-                i += 1;
-            }
-            out.push((now_ns() - t0) as f64 / trips as f64);
+    let mut i = 0;
+    for _ in 0..samples {
+        let t0 = now_ns();
+        for _ in 0..trips {
+            turn.pass(2 * i + 1);
+            turn.wait(2 * i + 2);
+            i += 1;
+        }
+        out.push((now_ns() - t0) as f64 / trips as f64);
+        if pinned {
             std::thread::sleep(std::time::Duration::from_millis(gap_ms));
         }
     }
-    stop.store(true, Ordering::Relaxed);
-    let _ = partner.join();
+    let partner_pinned = partner.join().unwrap_or(false);
     let _ = set_affinity(&(0..nr_cpus()).collect::<Vec<_>>());
-    out
+    if pinned && partner_pinned {
+        out
+    } else {
+        Vec::new()
+    }
 }
 
 /// Online CPUs (not the affinity mask: the measurements pin and unpin themselves).

@@ -44,7 +44,6 @@ pub enum Event {
     DlServerTimer(CpuId),
 }
 
-/// The per-CPU timers, one slot each.
 impl Event {
     /// Names of the kinds, in `kind()` order (the result's `sim.events_by_kind`).
     pub const KIND_NAMES: [&'static str; 14] = [
@@ -85,6 +84,7 @@ impl Event {
     }
 }
 
+/// The per-CPU timers, one slot each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CpuTimer {
     Work = 0,
@@ -184,25 +184,28 @@ pub struct EventQueue {
 struct EventBits(u8, u32, u32);
 
 impl EventBits {
+    /// The kind as `Event::kind` numbers it, and the payload.
     fn pack(ev: Event) -> Self {
-        match ev {
-            Event::TaskStart(t) => EventBits(0, t as u32, 0),
-            Event::TimerWake(t) => EventBits(1, t as u32, 0),
-            Event::WakeArrive { task, cpu } => EventBits(2, task as u32, cpu as u32),
-            Event::WorkDone(c) => EventBits(3, c as u32, 0),
-            Event::Tick(c) => EventBits(4, c as u32, 0),
-            Event::HrTick(c) => EventBits(5, c as u32, 0),
-            Event::FreqChange(d) => EventBits(6, d as u32, 0),
-            Event::Stopper(c) => EventBits(7, c as u32, 0),
-            Event::NohzKick(c) => EventBits(8, c as u32, 0),
-            Event::CfsPeriod(g) => EventBits(9, g as u32, 0),
-            Event::ReschedIpi(c) => EventBits(10, c as u32, 0),
-            Event::RtPeriod => EventBits(11, 0, 0),
-            Event::DlTimer(t) => EventBits(12, t as u32, 0),
-            Event::DlServerTimer(c) => EventBits(13, c as u32, 0),
-        }
+        let (a, b) = match ev {
+            Event::WakeArrive { task, cpu } => (task, cpu),
+            Event::RtPeriod => (0, 0),
+            Event::TaskStart(x)
+            | Event::TimerWake(x)
+            | Event::WorkDone(x)
+            | Event::Tick(x)
+            | Event::HrTick(x)
+            | Event::FreqChange(x)
+            | Event::Stopper(x)
+            | Event::NohzKick(x)
+            | Event::CfsPeriod(x)
+            | Event::ReschedIpi(x)
+            | Event::DlTimer(x)
+            | Event::DlServerTimer(x) => (x, 0),
+        };
+        EventBits(ev.kind() as u8, a as u32, b as u32)
     }
 
+    /// The inverse of `pack`.
     fn unpack(self) -> Event {
         let (a, b) = (self.1 as usize, self.2 as usize);
         match self.0 {
