@@ -87,6 +87,7 @@ pub fn study(args: StudyArgs) -> Result<(), CliError> {
                 &study,
                 &seeds,
                 crate::parallel_args::jobs(jobs),
+                runs.as_deref(),
                 &crate::parallel_args::progress(),
             )?;
             let text = render_study(&study, &r);
@@ -112,9 +113,6 @@ pub fn study(args: StudyArgs) -> Result<(), CliError> {
                     CliError::Io(format!("--markdown {}: cannot write: {e}", path.display()))
                 })?;
             }
-            if let Some(dir) = runs {
-                write_runs(&dir, &r)?;
-            }
             if let Some(t) = json {
                 let mut doc = serde_json::to_string_pretty(&r)
                     .map_err(|e| CliError::Io(format!("cannot encode the study result: {e}")))?;
@@ -133,32 +131,4 @@ fn seeds_flag(own: &[u64], used: &[u64]) -> String {
     } else {
         format!(" -n {}", used.len())
     }
-}
-
-/// Every run's result document as DIR/TAG-seedN.json (tags made file-safe).
-fn write_runs(
-    dir: &std::path::Path,
-    r: &schedlab::experiment::study_run::StudyResult,
-) -> Result<(), CliError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| CliError::Io(format!("--runs {}: cannot create: {e}", dir.display())))?;
-    for (tag, seed, doc) in &r.runs {
-        let safe: String = tag
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        let path = dir.join(format!("{safe}-seed{seed}.json"));
-        let mut text = serde_json::to_string_pretty(doc)
-            .map_err(|e| CliError::Io(format!("cannot encode a run: {e}")))?;
-        text.push('\n');
-        schedlab::fsutil::write_atomic(&path, &text)
-            .map_err(|e| CliError::Io(format!("--runs {}: cannot write: {e}", path.display())))?;
-    }
-    Ok(())
 }

@@ -7,7 +7,7 @@ use crate::{spec, to_py};
 use pyo3::prelude::*;
 use schedlab::experiment::ab::metrics::{default_patterns, flatten};
 use schedlab::experiment::ab::{run_ab, Arm};
-use schedlab::experiment::parallel::run_all;
+use schedlab::experiment::parallel::run_each;
 use schedlab::experiment::scenario_toml::apply_setting;
 use schedlab::experiment::study::{list_studies, load_study, seeds_from_count};
 use schedlab::experiment::study_run::run_study;
@@ -173,8 +173,10 @@ pub fn run_metrics_many(
             .iter()
             .map(|(settings, seed)| point_scenario(spec, settings, *seed))
             .collect::<Result<Vec<_>, _>>()?;
-        let results = run_all(&scenarios, self::jobs(jobs), &|_| {})?;
-        Ok(results.iter().map(metrics_json).collect())
+        // Each run's metrics are made on its worker; its document is not kept.
+        run_each(&scenarios, self::jobs(jobs), &|_| {}, &|_, r| {
+            Ok(metrics_json(&r))
+        })
     };
     py.detach(run).map_err(to_py)
 }
@@ -248,7 +250,7 @@ pub fn study_json(
             Some(n) => seeds_from_count(n, "seeds=", "e.g. seeds=3")?,
             None => study.seeds.clone(),
         };
-        run_study(&study, &seeds, self::jobs(jobs), &no_progress)
+        run_study(&study, &seeds, self::jobs(jobs), None, &no_progress)
     };
     let r = py.detach(run).map_err(to_py)?;
     encode(&r)

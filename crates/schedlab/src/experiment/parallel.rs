@@ -26,11 +26,24 @@ pub fn run_all(
     jobs: usize,
     on_done: &(dyn Fn(Finished) + Sync),
 ) -> Result<Vec<RunResult>, InputError> {
+    run_each(scenarios, jobs, on_done, &|_, r| Ok(r))
+}
+
+/// As [`run_all`], but each result is handed to `keep` on its worker thread as soon as
+/// `on_done` has seen it, and only what `keep` returns is held until the end: a campaign
+/// of thousands of runs (or of runs with thousands of tasks) keeps its metrics, not every
+/// result document at once. An error from `keep` stops the campaign as a failed run does.
+pub fn run_each<T: Send>(
+    scenarios: &[Scenario],
+    jobs: usize,
+    on_done: &(dyn Fn(Finished) + Sync),
+    keep: &(dyn Fn(usize, RunResult) -> Result<T, InputError> + Sync),
+) -> Result<Vec<T>, InputError> {
     let total = scenarios.len();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let failed = std::sync::atomic::AtomicBool::new(false);
-    let slots: Mutex<Vec<Option<Result<RunResult, InputError>>>> =
+    let slots: Mutex<Vec<Option<Result<T, InputError>>>> =
         Mutex::new((0..total).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..jobs.clamp(1, total.max(1)) {
@@ -42,17 +55,19 @@ pub fn run_all(
                 if i >= total {
                     return;
                 }
-                let r = run_scenario(&scenarios[i]);
-                match &r {
-                    Ok(result) => on_done(Finished {
+                let kept = run_scenario(&scenarios[i]).and_then(|result| {
+                    on_done(Finished {
                         index: i,
                         done: done.fetch_add(1, Ordering::Relaxed) + 1,
                         total,
-                        result,
-                    }),
-                    Err(_) => failed.store(true, Ordering::Relaxed),
+                        result: &result,
+                    });
+                    keep(i, result)
+                });
+                if kept.is_err() {
+                    failed.store(true, Ordering::Relaxed);
                 }
-                slots.lock().expect("no worker panics")[i] = Some(r);
+                slots.lock().expect("no worker panics")[i] = Some(kept);
             });
         }
     });
@@ -70,4 +85,49 @@ pub fn run_all(
         return Err(InputError::new("runs", "a run did not complete"));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(seed: u64) -> Scenario {
+        Scenario {
+            seed,
+            machine: "smp:2".into(),
+            duration_ns: Some(5_000_000),
+            workloads: vec!["spinner -n 3 --sleep 1ms --work 1ms".into()],
+            ..Scenario::default()
+        }
+    }
+
+    #[test]
+    fn kept_values_come_back_in_input_order() {
+        let scenarios: Vec<Scenario> = (1..=6).map(scenario).collect();
+        let kept = run_each(&scenarios, 3, &|_| {}, &|i, r| {
+            Ok((i, r.perf.context_switches))
+        })
+        .unwrap();
+        let all = run_all(&scenarios, 1, &|_| {}).unwrap();
+        let want: Vec<(usize, u64)> = all
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i, r.perf.context_switches))
+            .collect();
+        assert_eq!(kept, want);
+    }
+
+    #[test]
+    fn an_error_from_keep_ends_the_campaign_with_it() {
+        let scenarios: Vec<Scenario> = (1..=4).map(scenario).collect();
+        let e = run_each(&scenarios, 2, &|_| {}, &|i, _| {
+            if i == 2 {
+                Err(InputError::new("runs", "cannot store run 2"))
+            } else {
+                Ok(i)
+            }
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("cannot store run 2"), "{e}");
+    }
 }

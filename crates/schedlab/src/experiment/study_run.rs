@@ -4,13 +4,14 @@ use super::ab::metrics::flatten;
 use super::ab::perc_diff;
 use super::ab::stats::{resolvable_pct, welch, Summary};
 use super::ab::table::num;
-use super::parallel::run_all;
+use super::parallel::run_each;
 use super::study::{Better, Study};
 use super::Scenario;
 use crate::error::InputError;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::Path;
 
 /// Which way a change went, judged by the metric's better direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -85,15 +86,16 @@ pub struct StudyResult {
     pub name: String,
     pub seeds: usize,
     pub metrics: Vec<MetricResult>,
-    /// Every run's result document: variant tag, seed, the document.
-    #[serde(skip)]
-    pub runs: Vec<(String, u64, serde_json::Value)>,
 }
 
+/// Run every variant over `seeds` and compare. With `runs_dir`, every run's result
+/// document is also written there as TAG-seedN.json as soon as the run ends; otherwise
+/// only each run's metric values are kept, not its document.
 pub fn run_study(
     study: &Study,
     seeds: &[u64],
     jobs: usize,
+    runs_dir: Option<&Path>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<StudyResult, InputError> {
     let scenarios: Vec<Scenario> = study
@@ -106,30 +108,41 @@ pub fn run_study(
             })
         })
         .collect();
-    let results = run_all(&scenarios, jobs, &|f| progress(f.done, f.total))?;
-    let docs: Vec<serde_json::Value> = results
-        .iter()
-        .map(|r| serde_json::to_value(r).expect("results serialize"))
-        .collect();
-    let flat: Vec<_> = docs.iter().map(flatten).collect();
     let n = seeds.len();
+    if let Some(dir) = runs_dir {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            InputError::new(
+                format!("--runs {}", dir.display()),
+                format!("cannot create: {e}"),
+            )
+        })?;
+    }
+    // Per run, each metric's value (None: the path is not in that run's document).
+    let values_by_run = run_each(
+        &scenarios,
+        jobs,
+        &|f| progress(f.done, f.total),
+        &|i, result| {
+            let doc = serde_json::to_value(&result).expect("results serialize");
+            drop(result);
+            if let Some(dir) = runs_dir {
+                write_run(dir, &study.variants[i / n].tag, seeds[i % n], &doc)?;
+            }
+            let flat = flatten(&doc);
+            Ok(study
+                .metrics
+                .iter()
+                .map(|m| metric_value(m, &flat))
+                .collect::<Vec<Option<f64>>>())
+        },
+    )?;
     let mut metrics = Vec::new();
-    for m in &study.metrics {
+    for (mi, m) in study.metrics.iter().enumerate() {
         let values = |vi: usize| -> Result<Vec<f64>, InputError> {
-            flat[vi * n..(vi + 1) * n]
+            values_by_run[vi * n..(vi + 1) * n]
                 .iter()
                 .map(|r| {
-                    let found = if m.sum {
-                        let hits: Vec<f64> = r
-                            .iter()
-                            .filter(|(k, _)| crate::experiment::glob::glob_match(&m.path, k))
-                            .map(|(_, v)| *v)
-                            .collect();
-                        (!hits.is_empty()).then(|| hits.iter().sum())
-                    } else {
-                        r.get(&m.path).copied()
-                    };
-                    found.ok_or_else(|| {
+                    r[mi].ok_or_else(|| {
                         InputError::new(
                             format!("study {}", study.name),
                             format!("no metric '{}' in the results", m.path),
@@ -220,16 +233,48 @@ pub fn run_study(
             rows,
         });
     }
-    let runs = docs
-        .into_iter()
-        .enumerate()
-        .map(|(i, d)| (study.variants[i / n].tag.clone(), seeds[i % n], d))
-        .collect();
     Ok(StudyResult {
         name: study.name.clone(),
         seeds: n,
         metrics,
-        runs,
+    })
+}
+
+/// A metric's value in one run's flattened document: the value at its path, or with
+/// `sum` the sum of every value its glob path matches (None when nothing matches).
+fn metric_value(m: &super::study::StudyMetric, flat: &BTreeMap<String, f64>) -> Option<f64> {
+    if m.sum {
+        let hits: Vec<f64> = flat
+            .iter()
+            .filter(|(k, _)| crate::experiment::glob::glob_match(&m.path, k))
+            .map(|(_, v)| *v)
+            .collect();
+        (!hits.is_empty()).then(|| hits.iter().sum())
+    } else {
+        flat.get(&m.path).copied()
+    }
+}
+
+/// One run's result document as DIR/TAG-seedN.json (the tag made file-safe).
+fn write_run(dir: &Path, tag: &str, seed: u64, doc: &serde_json::Value) -> Result<(), InputError> {
+    let safe: String = tag
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let path = dir.join(format!("{safe}-seed{seed}.json"));
+    let mut text = serde_json::to_string_pretty(doc).expect("results serialize");
+    text.push('\n');
+    crate::fsutil::write_atomic(&path, &text).map_err(|e| {
+        InputError::new(
+            format!("--runs {}", path.display()),
+            format!("cannot write: {e}"),
+        )
     })
 }
 
@@ -491,15 +536,53 @@ path = "perf.context_switches"
                 path: "perf.context_switches".into(),
                 rows,
             }],
-            runs: Vec::new(),
         }
+    }
+
+    #[test]
+    fn runs_are_written_as_documents_and_their_values_make_the_rows() {
+        let study = parse(&abc_study("", "")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let r = run_study(&study, &[1, 2], 2, Some(dir.path()), &|_, _| {}).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "a-seed1.json",
+                "a-seed2.json",
+                "b-seed1.json",
+                "b-seed2.json",
+                "c-seed1.json",
+                "c-seed2.json"
+            ]
+        );
+        // Each row's mean is the mean of its documents' values, read back from disk.
+        for row in &r.metrics[0].rows {
+            let value = |seed: u64| {
+                let path = dir.path().join(format!("{}-seed{seed}.json", row.tag));
+                let doc: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+                doc["perf"]["context_switches"].as_f64().unwrap()
+            };
+            assert_eq!(row.mean, (value(1) + value(2)) / 2.0, "{}", row.tag);
+        }
+        // The same study without a runs folder gives the same table.
+        let again = run_study(&study, &[1, 2], 1, None, &|_, _| {}).unwrap();
+        assert_eq!(
+            serde_json::to_string(&again).unwrap(),
+            serde_json::to_string(&r).unwrap()
+        );
     }
 
     #[test]
     fn a_metric_can_cover_some_variants_only() {
         let text = |extra: &str| abc_study("", extra);
         let study = parse(&text("base = \"b\"\nvariants = [\"b\", \"c\"]")).unwrap();
-        let r = run_study(&study, &[1], 1, &|_, _| {}).unwrap();
+        let r = run_study(&study, &[1], 1, None, &|_, _| {}).unwrap();
         let tags: Vec<&str> = r.metrics[0].rows.iter().map(|x| x.tag.as_str()).collect();
         assert_eq!(tags, ["b", "c"]);
         assert!(r.metrics[0].rows[0].is_base);
@@ -531,7 +614,7 @@ published = { a = 1, b = 2, c = 1 }
 "#,
         );
         let study = parse(&text).unwrap();
-        let r = run_study(&study, &[1, 2], 1, &|_, _| {}).unwrap();
+        let r = run_study(&study, &[1, 2], 1, None, &|_, _| {}).unwrap();
         let rows = &r.metrics[0].rows;
         assert_eq!(rows[0].identical_to, None);
         assert!(rows[0].agrees.is_some(), "a differs from c: counted");
@@ -567,7 +650,7 @@ path = "workloads.1.bogo_ops"
         let study =
             crate::experiment::study::parse_study(text, "t", "t.toml", std::path::Path::new("."))
                 .unwrap();
-        let r = run_study(&study, &[1], 1, &|_, _| {}).unwrap();
+        let r = run_study(&study, &[1], 1, None, &|_, _| {}).unwrap();
         for v in 0..2 {
             let (all, first, second) = (
                 r.metrics[0].rows[v].mean,
@@ -604,7 +687,7 @@ path = "perf.context_switches"
             )
         };
         let study = parse(&text("base = \"c\"")).unwrap();
-        let r = run_study(&study, &[1, 2], 1, &|_, _| {}).unwrap();
+        let r = run_study(&study, &[1, 2], 1, None, &|_, _| {}).unwrap();
         let rows = &r.metrics[0].rows;
         let (c, d) = (rows[1].mean, rows[2].mean);
         assert_ne!(c, d);

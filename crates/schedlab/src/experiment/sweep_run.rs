@@ -3,7 +3,7 @@
 //! one table of means over the seeds (docs/sweep.md).
 
 use super::ab::table::num;
-use super::parallel::run_all;
+use super::parallel::run_each;
 use super::sweep::{metrics_of, points, run_file_name, summarize, SweepRow, SweepSpec};
 use super::Scenario;
 use crate::error::InputError;
@@ -70,19 +70,28 @@ pub fn run_sweep(
     let reused = pts.len() * spec.seeds.len() - todo.len();
     let scenarios: Vec<Scenario> = todo.iter().map(|t| t.3.clone()).collect();
     let write_error = std::sync::Mutex::new(None);
-    let results = run_all(&scenarios, jobs, &|f| {
-        let doc = serde_json::to_string_pretty(f.result).expect("results serialize");
-        if let Err(e) = write_atomic(&todo[f.index].2, &(doc + "\n")) {
-            write_error.lock().expect("no panics").get_or_insert(e);
-        }
-        progress(f.done, f.total);
-    })?;
+    // Stored as each run ends; only its metrics are kept in memory.
+    let results = run_each(
+        &scenarios,
+        jobs,
+        &|f| {
+            let doc = serde_json::to_string_pretty(f.result).expect("results serialize");
+            if let Err(e) = write_atomic(&todo[f.index].2, &(doc + "\n")) {
+                write_error.lock().expect("no panics").get_or_insert(e);
+            }
+            progress(f.done, f.total);
+        },
+        &|_, r| {
+            Ok(metrics_of(
+                &serde_json::to_value(&r).expect("results serialize"),
+            ))
+        },
+    )?;
     if let Some(e) = write_error.into_inner().expect("no panics") {
         return Err(e);
     }
-    for ((pi, si, _, _), r) in todo.iter().zip(&results) {
-        let doc = serde_json::to_value(r).expect("results serialize");
-        per_point[*pi][*si] = Some(metrics_of(&doc));
+    for ((pi, si, _, _), m) in todo.iter().zip(results) {
+        per_point[*pi][*si] = Some(m);
     }
     let runs: Vec<Vec<BTreeMap<String, f64>>> = per_point
         .into_iter()

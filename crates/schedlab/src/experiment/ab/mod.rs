@@ -6,10 +6,9 @@ pub mod metrics;
 pub mod stats;
 pub mod table;
 
-use super::parallel::run_all;
+use super::parallel::run_each;
 use super::Scenario;
 use crate::error::InputError;
-use crate::experiment::RunResult;
 use serde::Serialize;
 use stats::{holm, welch, Summary};
 use std::collections::BTreeMap;
@@ -99,16 +98,21 @@ pub fn run_ab(
             });
         }
     }
-    let results = run_all(&scenarios, jobs, &|f| progress(f.done, f.total))?;
-    let (b, p) = results.split_at(base.seeds.len());
-    Ok(compare(arm_runs(base, b), arm_runs(patch, p), patterns))
+    // Each run is flattened on its worker as it ends: only the metric maps are kept.
+    let mut runs = run_each(&scenarios, jobs, &|f| progress(f.done, f.total), &|_, r| {
+        Ok(metrics::flatten(
+            &serde_json::to_value(&r).expect("results serialize"),
+        ))
+    })?;
+    let patch_runs = runs.split_off(base.seeds.len());
+    Ok(compare(
+        arm_runs(base, runs),
+        arm_runs(patch, patch_runs),
+        patterns,
+    ))
 }
 
-fn arm_runs(arm: &Arm, results: &[RunResult]) -> ArmRuns {
-    let runs = results
-        .iter()
-        .map(|r| metrics::flatten(&serde_json::to_value(r).expect("results serialize")))
-        .collect();
+fn arm_runs(arm: &Arm, runs: Vec<BTreeMap<String, f64>>) -> ArmRuns {
     ArmRuns {
         tag: arm.tag.clone(),
         settings: arm.settings.clone(),
