@@ -33,7 +33,7 @@ enum StudyCommand {
         /// Write the full result (every variant, metric and direction) as JSON.
         #[arg(long, value_name = "FILE|-", allow_hyphen_values = true)]
         json: Option<String>,
-        /// Also write every run's result document to DIR/TAG-seedN.json.
+        /// Also write every run's result document to DIR/TAG-seedN.json, each as its run ends.
         #[arg(long, value_name = "DIR")]
         runs: Option<PathBuf>,
         /// Also write the table as a Markdown section stamped with this binary's commit
