@@ -5,7 +5,7 @@
 
 use crate::{spec, to_py};
 use pyo3::prelude::*;
-use schedlab::experiment::ab::metrics::{default_patterns, flatten};
+use schedlab::experiment::ab::metrics::{default_patterns, flatten_result};
 use schedlab::experiment::ab::{run_ab, Arm};
 use schedlab::experiment::parallel::run_each;
 use schedlab::experiment::scenario_toml::apply_setting;
@@ -140,8 +140,7 @@ fn point_scenario(spec: &str, settings: &[String], seed: u64) -> Result<Scenario
 }
 
 fn metrics_json(r: &schedlab::RunResult) -> String {
-    let flat: BTreeMap<String, f64> = flatten(&serde_json::to_value(r).expect("results serialize"));
-    serde_json::to_string(&flat).expect("numbers serialize")
+    serde_json::to_string(&flatten_result(r)).expect("numbers serialize")
 }
 
 /// One grid point at one seed: its flattened metrics (JSON). What each Ray task runs.

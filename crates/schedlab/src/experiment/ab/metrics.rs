@@ -29,6 +29,12 @@ fn excluded_by_default(path: &str) -> bool {
     path == "sim.wall_s"
 }
 
+/// `flatten` of a run's result document, made from the result itself (what a campaign
+/// keeps of each run).
+pub fn flatten_result(r: &crate::experiment::RunResult) -> BTreeMap<String, f64> {
+    flatten(&serde_json::to_value(r).expect("results serialize"))
+}
+
 /// Every numeric leaf of `doc`, keyed by dotted path (array elements by index).
 pub fn flatten(doc: &Value) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();

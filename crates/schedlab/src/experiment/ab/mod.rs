@@ -100,9 +100,7 @@ pub fn run_ab(
     }
     // Each run is flattened on its worker as it ends: only the metric maps are kept.
     let mut runs = run_each(&scenarios, jobs, &|f| progress(f.done, f.total), &|_, r| {
-        Ok(metrics::flatten(
-            &serde_json::to_value(&r).expect("results serialize"),
-        ))
+        Ok(metrics::flatten_result(&r))
     })?;
     let patch_runs = runs.split_off(base.seeds.len());
     Ok(compare(
