@@ -127,6 +127,13 @@ impl Sched {
 
     /// vruntime_eligible: v ≤ V, by cross-multiplication in 128 bits.
     pub fn vruntime_eligible(&self, cfs: CfsRqId, v: u64) -> bool {
+        self.vruntime_eligible_test(cfs)(v)
+    }
+
+    /// vruntime_eligible with V's sums read once, for a search that tests many vruntimes
+    /// of one queue.
+    #[inline]
+    fn vruntime_eligible_test(&self, cfs: CfsRqId) -> impl Fn(u64) -> bool {
         let rq = &self.cfs_rqs[cfs];
         let mut avg = rq.sum_w_vruntime as i128;
         let mut load = rq.sum_weight as i128;
@@ -135,8 +142,8 @@ impl Sched {
             avg += self.entity_key(cfs, c) as i128 * w;
             load += w;
         }
-        let key = v.wrapping_sub(rq.zero_vruntime) as i64 as i128;
-        avg >= key * load
+        let zero = rq.zero_vruntime;
+        move |v: u64| avg >= v.wrapping_sub(zero) as i64 as i128 * load
     }
 
     #[inline]
@@ -261,7 +268,7 @@ impl Sched {
             Some(f) if self.entity_eligible(cfs, f) => Some(f),
             _ => rq
                 .tasks_timeline
-                .pick_eligible(|v| self.vruntime_eligible(cfs, v)),
+                .pick_eligible(self.vruntime_eligible_test(cfs)),
         };
         match (best, curr) {
             (None, c) => c,

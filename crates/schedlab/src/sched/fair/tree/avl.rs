@@ -1,25 +1,18 @@
-//! The augmented, deadline-ordered balanced tree of a cfs_rq (the kernel's `tasks_timeline`).
+//! The large-runqueue form of the entity tree: an augmented AVL tree.
 //!
-//! Models the kernel's cfs_rq->tasks_timeline rbtree: entities are ordered by `deadline`
-//! (kernel u64 virtual time, compared by signed difference); equal deadlines keep insertion
-//! order (a newly inserted entity goes after existing equal ones, like `rb_add`). Every node
-//! carries the subtree aggregates `min_vruntime` (signed-difference minimum), `min_slice` and
-//! `max_slice`, which makes the EEVDF heap walk of __pick_eevdf O(log n).
-//!
-//! Implementation: an AVL tree stored in an arena (`Vec<Node>`) with an intrusive free list,
-//! indexed by `u32`, plus a dense `EntityId -> node` map. All operations are iterative and use
+//! An AVL tree stored in an arena (`Vec<Node>`) with an intrusive free list, indexed by
+//! `u32`, plus a dense `EntityId -> node` map. All operations are iterative and use
 //! fixed-size on-stack path arrays; no allocation happens per operation (only amortised growth
 //! of the arena / id map). Insertion and removal search by the key `(deadline, seq)` where
 //! `seq` is a per-tree insertion counter, so ties are resolved exactly and deterministically.
+//! Every node carries the subtree aggregates `min_vruntime` (signed-difference minimum),
+//! `min_slice` and `max_slice`, which makes the EEVDF heap walk of __pick_eevdf O(log n).
 //! The leftmost node is cached (like `rb_root_cached`), so `first()` is O(1).
 //!
-//! Ordering assumption (shared with the kernel): all deadlines in one tree lie within a window
-//! of less than 2^63, otherwise signed-difference comparison is not a total order. If that is
-//! ever violated, `remove` still works (it falls back to an O(n) structural search), the tree
-//! stays structurally valid, but the in-order sequence is as meaningless as the kernel's would be.
+//! If the deadlines ever span 2^63 or more (see the module above), `remove` still works (it
+//! falls back to an O(n) structural search) and the tree stays structurally valid.
 
-/// Index of an entity in the scheduler's entity arena. Dense small integers.
-pub type EntityId = u32;
+use super::{vlt, vmin, EntityId};
 
 /// "No node" marker for arena links and the id map.
 const NIL: u32 = u32::MAX;
@@ -27,22 +20,6 @@ const NIL: u32 = u32::MAX;
 /// Upper bound on the height of the tree. An AVL tree of height h has at least
 /// fib(h + 2) - 1 nodes; fib(66) > 2^44 > u32::MAX, so heights never exceed 64.
 const MAX_DEPTH: usize = 64;
-
-/// Kernel-style wrapping comparison: `a < b` iff `(s64)(a - b) < 0`.
-#[inline(always)]
-fn vlt(a: u64, b: u64) -> bool {
-    (a.wrapping_sub(b) as i64) < 0
-}
-
-/// Signed-difference minimum (the kernel's `min_vruntime()` helper).
-#[inline(always)]
-fn vmin(a: u64, b: u64) -> u64 {
-    if vlt(b, a) {
-        b
-    } else {
-        a
-    }
-}
 
 #[derive(Clone, Debug)]
 struct Node {
@@ -64,7 +41,7 @@ struct Node {
 
 /// Augmented AVL tree of queued entities ordered by (deadline, insertion order).
 #[derive(Clone, Debug)]
-pub struct EntityTree {
+pub(super) struct AvlTree {
     nodes: Vec<Node>,
     free_head: u32,
     /// EntityId -> node index (NIL when absent).
@@ -75,15 +52,15 @@ pub struct EntityTree {
     next_seq: u64,
 }
 
-impl Default for EntityTree {
+impl Default for AvlTree {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl EntityTree {
+impl AvlTree {
     pub fn new() -> Self {
-        EntityTree {
+        AvlTree {
             nodes: Vec::new(),
             free_head: NIL,
             slot_of: Vec::new(),
@@ -102,7 +79,7 @@ impl EntityTree {
         if uid >= self.slot_of.len() {
             self.slot_of.resize(uid + 1, NIL);
         } else if self.slot_of[uid] != NIL {
-            debug_assert!(false, "EntityTree::insert: entity {id} already in the tree");
+            debug_assert!(false, "AvlTree::insert: entity {id} already in the tree");
             self.remove(id);
         }
         let seq = self.next_seq;
@@ -268,7 +245,7 @@ impl EntityTree {
         self.len
     }
 
-    #[inline]
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -351,7 +328,7 @@ impl EntityTree {
             i
         } else {
             let i = self.nodes.len();
-            assert!(i < NIL as usize, "EntityTree: arena exhausted");
+            assert!(i < NIL as usize, "AvlTree: arena exhausted");
             self.nodes.push(node);
             i as u32
         }
@@ -553,7 +530,7 @@ impl EntityTree {
         assert_eq!(
             *rev.last().unwrap(),
             self.root,
-            "EntityTree: node not reachable"
+            "AvlTree: node not reachable"
         );
         for (k, &x) in rev.iter().rev().enumerate() {
             path[k] = x;
@@ -563,7 +540,7 @@ impl EntityTree {
 }
 
 struct Iter<'a> {
-    tree: &'a EntityTree,
+    tree: &'a AvlTree,
     stack: [u32; MAX_DEPTH],
     sp: usize,
 }
@@ -598,18 +575,17 @@ impl Iterator for Iter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
     use std::cell::Cell;
 
-    impl EntityTree {
+    impl AvlTree {
         /// Height of the tree (0 when empty).
         fn height(&self) -> u32 {
             self.h(self.root)
         }
 
         /// Full structural check: AVL balance, heights, aggregates, order, caches, maps.
-        fn check_invariants(&self) {
-            fn walk(t: &EntityTree, i: u32, count: &mut usize) -> (u32, u64, u64, u64) {
+        pub(crate) fn check_invariants(&self) {
+            fn walk(t: &AvlTree, i: u32, count: &mut usize) -> (u32, u64, u64, u64) {
                 let n = &t.nodes[i as usize];
                 let mut h = 0;
                 let (mut minv, mut mins, mut maxs) = (n.vruntime, n.slice, n.slice);
@@ -673,31 +649,9 @@ mod tests {
     }
 
     #[test]
-    fn wrapping_comparison() {
-        assert!(vlt(1, 2));
-        assert!(!vlt(2, 1));
-        assert!(!vlt(5, 5));
-        // Across the u64 wrap: u64::MAX is "just before" 0.
-        assert!(vlt(u64::MAX, 0));
-        assert!(!vlt(0, u64::MAX));
-        let base = 0u64.wrapping_sub(1 << 20); // the kernel's initial zero_vruntime
-        assert!(vlt(base, base.wrapping_add(1 << 21)));
-        assert!(vlt(base.wrapping_sub(10), base));
-        // Half-range boundary: differences > 2^63 flip sign; at exactly 2^63 both
-        // directions compare "less" (i64::MIN), as in the kernel.
-        assert!(vlt(0, (1u64 << 63) - 1));
-        assert!(!vlt(0, (1u64 << 63) + 1));
-        assert!(vlt((1u64 << 63) + 1, 0));
-        assert!(vlt(0, 1u64 << 63) && vlt(1u64 << 63, 0));
-        assert_eq!(vmin(u64::MAX, 3), u64::MAX);
-        assert_eq!(vmin(3, u64::MAX), u64::MAX);
-        assert_eq!(vmin(7, 9), 7);
-    }
-
-    #[test]
     fn tree_order_across_wrap() {
         let base = 0u64.wrapping_sub(1 << 20);
-        let mut t = EntityTree::new();
+        let mut t = AvlTree::new();
         // Deadlines straddle zero: base+2^20+5 == 5 is later than base.
         t.insert(0, 5, 5, 10);
         t.insert(1, base, base.wrapping_add(7), 20);
@@ -725,7 +679,7 @@ mod tests {
 
     #[test]
     fn basics_and_ties() {
-        let mut t = EntityTree::default();
+        let mut t = AvlTree::default();
         assert!(t.is_empty());
         assert_eq!(t.first(), None);
         assert_eq!(t.min_vruntime(), None);
@@ -754,7 +708,7 @@ mod tests {
     #[should_panic]
     #[cfg(debug_assertions)]
     fn duplicate_insert_panics_in_debug() {
-        let mut t = EntityTree::new();
+        let mut t = AvlTree::new();
         t.insert(1, 1, 1, 1);
         t.insert(1, 2, 2, 2);
     }
@@ -777,7 +731,7 @@ mod tests {
         let n = 10_000usize;
         let base = 0u64.wrapping_sub(1 << 20);
         for pattern in 0..3 {
-            let mut t = EntityTree::new();
+            let mut t = AvlTree::new();
             let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ pattern;
             for id in 0..n as u32 {
                 let r = xorshift(&mut s);
@@ -827,98 +781,6 @@ mod tests {
                 "pattern {pattern}: {worst} calls of eligible (height {h}, bound {})",
                 step_bound(n)
             );
-        }
-    }
-
-    #[derive(Clone, Debug)]
-    enum Op {
-        /// Insert if absent, remove if present.
-        Toggle { id: u32, d: u64, v: u64, slice: u64 },
-        /// Remove (possibly absent).
-        Remove(u32),
-        /// Check pick_eligible with this threshold.
-        Pick(u64),
-    }
-
-    const BASE: u64 = 0u64.wrapping_sub(1 << 20);
-
-    /// Virtual times near the u64 wrap: BASE + offset, offset in [-2^21, 2^21], with a
-    /// strong bias to a handful of values (many exact ties).
-    fn vtime() -> impl Strategy<Value = u64> {
-        prop_oneof![
-            (0u64..6).prop_map(|k| BASE.wrapping_add(k * (1 << 19))),
-            (-(1i64 << 21)..=(1i64 << 21)).prop_map(|o| BASE.wrapping_add(o as u64)),
-        ]
-    }
-
-    fn op() -> impl Strategy<Value = Op> {
-        prop_oneof![
-            6 => (0u32..48, vtime(), vtime(), prop_oneof![Just(700_000u64), 100_000u64..100_000_000])
-                .prop_map(|(id, d, v, slice)| Op::Toggle { id, d, v, slice }),
-            1 => (0u32..60).prop_map(Op::Remove),
-            2 => vtime().prop_map(Op::Pick),
-        ]
-    }
-
-    /// Signed key relative to BASE; all test values are within +-2^22 of BASE.
-    fn key(x: u64) -> i64 {
-        x.wrapping_sub(BASE) as i64
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
-        #[test]
-        fn matches_brute_force(ops in proptest::collection::vec(op(), 1..300)) {
-            let mut t = EntityTree::new();
-            // Model: (id, deadline, vruntime, slice, seq)
-            let mut model: Vec<(u32, u64, u64, u64, u64)> = Vec::new();
-            let mut seq = 0u64;
-            for op in ops {
-                match op {
-                    Op::Toggle { id, d, v, slice } => {
-                        if let Some(p) = model.iter().position(|e| e.0 == id) {
-                            model.remove(p);
-                            prop_assert!(t.remove(id));
-                        } else {
-                            model.push((id, d, v, slice, seq));
-                            seq += 1;
-                            t.insert(id, d, v, slice);
-                        }
-                    }
-                    Op::Remove(id) => {
-                        let present = model.iter().position(|e| e.0 == id);
-                        if let Some(p) = present {
-                            model.remove(p);
-                        }
-                        prop_assert_eq!(t.remove(id), present.is_some());
-                    }
-                    Op::Pick(thr) => {
-                        let mut sorted = model.clone();
-                        sorted.sort_by_key(|e| (key(e.1), e.4));
-                        let want = sorted.iter().find(|e| key(e.2) <= key(thr)).map(|e| e.0);
-                        let got = t.pick_eligible(|v| (v.wrapping_sub(thr) as i64) <= 0);
-                        prop_assert_eq!(got, want);
-                    }
-                }
-                let mut sorted = model.clone();
-                sorted.sort_by_key(|e| (key(e.1), e.4));
-                let want: Vec<_> = sorted.iter().map(|e| (e.0, e.1, e.2, e.3)).collect();
-                let got: Vec<_> = t.iter().collect();
-                prop_assert_eq!(&got, &want);
-                prop_assert_eq!(t.len(), model.len());
-                prop_assert_eq!(t.is_empty(), model.is_empty());
-                prop_assert_eq!(t.first(), sorted.first().map(|e| e.0));
-                prop_assert_eq!(
-                    t.min_vruntime(),
-                    model.iter().map(|e| e.2).min_by_key(|&v| key(v))
-                );
-                prop_assert_eq!(t.min_slice(), model.iter().map(|e| e.3).min());
-                prop_assert_eq!(t.max_slice(), model.iter().map(|e| e.3).max());
-                for id in 0..60u32 {
-                    prop_assert_eq!(t.contains(id), model.iter().any(|e| e.0 == id));
-                }
-                t.check_invariants();
-            }
         }
     }
 }
