@@ -133,6 +133,9 @@ impl Simulation {
     /// Process every event at or before `until` (tests step through a run with this).
     pub fn run_until(&mut self, until: Ns) -> StopReason {
         let every = self.sched.cfg.invariant_every;
+        // The first multiple of `every` ahead: a comparison an event, not two divisions.
+        let next_check = |done: u64| (done / every + 1).saturating_mul(every);
+        let mut check_at = next_check(self.events_processed);
         while self.live_tasks > 0 {
             let Some((at, ev)) = self.sched.events.pop_until(until) else {
                 return StopReason::TimeLimit;
@@ -153,10 +156,10 @@ impl Simulation {
             };
             // Batched spin retries are the work completions they stand for.
             self.events_by_kind[ev.kind()] += n;
-            let before = self.events_processed;
             self.events_processed += n;
-            if self.events_processed / every != before / every {
+            if self.events_processed >= check_at {
                 self.sched.check_invariants();
+                check_at = next_check(self.events_processed);
             }
         }
         StopReason::AllExited

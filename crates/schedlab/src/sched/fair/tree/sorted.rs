@@ -68,18 +68,21 @@ impl SortedQueue {
     /// Insert after every entry whose deadline is not later (ties keep insertion order).
     pub fn insert(&mut self, id: EntityId, deadline: u64, vruntime: u64, slice: u64) {
         debug_assert!(!self.contains(id), "entity {id} already queued");
-        // New entities usually carry the latest deadline: search from the back.
-        let mut at = self.entries.len();
-        while at > 0 && vlt(deadline, self.entries[at - 1].deadline) {
-            at -= 1;
-        }
+        // New entities usually carry the latest deadline: placed from the back, one step
+        // of an insertion sort (a few moves, no call to memmove for them).
         let e = Entry {
             deadline,
             vruntime,
             slice,
             id,
         };
-        self.entries.insert(at, e);
+        self.entries.push(e);
+        let mut at = self.entries.len() - 1;
+        while at > 0 && vlt(deadline, self.entries[at - 1].deadline) {
+            self.entries[at] = self.entries[at - 1];
+            at -= 1;
+        }
+        self.entries[at] = e;
         self.min_slice.add(slice, lower);
         self.max_slice.add(slice, higher);
     }
