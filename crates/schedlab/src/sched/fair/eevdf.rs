@@ -247,15 +247,18 @@ impl Sched {
                 _ => first,
             };
         }
+        // V's sums do not change during a pick: read them once for every test below.
+        let eligible = self.vruntime_eligible_test(cfs);
+        let vruntime = |se: EntityId| self.entities[se as usize].vruntime;
         if self.pick_buddy_enabled() {
             if let Some(n) = rq.next {
-                if self.entity_eligible(cfs, n) {
+                if eligible(vruntime(n)) {
                     return Some(n);
                 }
             }
         }
         if let Some(c) = curr {
-            if !self.entities[c as usize].on_rq || !self.entity_eligible(cfs, c) {
+            if !self.entities[c as usize].on_rq || !eligible(vruntime(c)) {
                 curr = None;
             }
         }
@@ -265,10 +268,8 @@ impl Sched {
             }
         }
         let best = match first {
-            Some(f) if self.entity_eligible(cfs, f) => Some(f),
-            _ => rq
-                .tasks_timeline
-                .pick_eligible(self.vruntime_eligible_test(cfs)),
+            Some(f) if eligible(vruntime(f)) => Some(f),
+            _ => rq.tasks_timeline.pick_eligible(&eligible),
         };
         match (best, curr) {
             (None, c) => c,

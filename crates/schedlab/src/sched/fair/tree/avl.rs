@@ -261,7 +261,7 @@ impl AvlTree {
     }
 
     /// Minimum vruntime (signed-difference) over the whole tree.
-    #[inline]
+    #[cfg(test)]
     pub fn min_vruntime(&self) -> Option<u64> {
         self.root_node().map(|n| n.min_vruntime)
     }

@@ -163,7 +163,9 @@ impl EntityTree {
         }
     }
 
-    /// Minimum vruntime (signed-difference) over the queue.
+    /// Minimum vruntime (signed-difference) over the queue (tests: the model reads it
+    /// only through `pick_eligible`).
+    #[cfg(test)]
     pub fn min_vruntime(&self) -> Option<u64> {
         match &self.form {
             Form::Small(q) => q.min_vruntime(),

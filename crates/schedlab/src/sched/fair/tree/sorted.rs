@@ -3,7 +3,7 @@
 //! adjacent memory costs less than walking and rebalancing tree nodes; the order and every
 //! answer are the tree's.
 
-use super::{vlt, vmin, EntityId};
+use super::{vlt, EntityId};
 
 #[derive(Clone, Copy, Debug)]
 struct Entry {
@@ -143,8 +143,9 @@ impl SortedQueue {
         self.entries.first().map(|e| e.id)
     }
 
+    #[cfg(test)]
     pub fn min_vruntime(&self) -> Option<u64> {
-        self.entries.iter().map(|e| e.vruntime).reduce(vmin)
+        self.entries.iter().map(|e| e.vruntime).reduce(super::vmin)
     }
 
     #[inline]
