@@ -5,6 +5,7 @@ use crate::output::JsonTarget;
 use clap::{Args, Subcommand};
 use schedlab::experiment::study::{list_studies, load_study_sized, seeds_from_count};
 use schedlab::experiment::study_run::{render_study, run_study};
+use schedlab::experiment::study_runs::RunsDir;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -33,9 +34,14 @@ enum StudyCommand {
         /// Write the full result (every variant, metric and direction) as JSON.
         #[arg(long, value_name = "FILE|-", allow_hyphen_values = true)]
         json: Option<String>,
-        /// Also write every run's result document to DIR/TAG-seedN.json, each as its run ends.
+        /// Also write every run's result document to DIR/TAG-seedN.json, each as its run
+        /// ends (with a TAG-seedN.key naming the commit and scenario that made it).
         #[arg(long, value_name = "DIR")]
         runs: Option<PathBuf>,
+        /// Take the runs already in the --runs folder whose key matches (the same commit and
+        /// scenario) instead of running them again: an interrupted study goes on.
+        #[arg(long, requires = "runs")]
+        resume: bool,
         /// Also write the table as a Markdown section stamped with this binary's commit
         /// and the command (docs/studies.md is made of these).
         #[arg(long, value_name = "FILE")]
@@ -73,6 +79,7 @@ pub fn study(args: StudyArgs) -> Result<(), CliError> {
             jobs,
             json,
             runs,
+            resume,
             markdown,
             full,
         } => {
@@ -83,13 +90,22 @@ pub fn study(args: StudyArgs) -> Result<(), CliError> {
                 None => study.seeds.clone(),
             };
             let started = std::time::Instant::now();
+            let runs = runs.map(|d| RunsDir::new(&d, env!("SCHEDLAB_COMMIT"), resume));
             let r = run_study(
                 &study,
                 &seeds,
                 crate::parallel_args::jobs(jobs),
-                runs.as_deref(),
+                runs.as_ref(),
                 &crate::parallel_args::progress(),
             )?;
+            if let Some(dir) = runs.as_ref().filter(|d| d.resume) {
+                eprintln!(
+                    "--resume: {} run(s) taken from {}; {} stored without a matching key (another commit or scenario, or interrupted) run again",
+                    dir.reused(),
+                    dir.path.display(),
+                    dir.stale()
+                );
+            }
             let text = render_study(&study, &r);
             let mut o: Box<dyn Write> = if matches!(json, Some(JsonTarget::Stdout)) {
                 Box::new(std::io::stderr().lock())

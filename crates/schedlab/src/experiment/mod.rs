@@ -18,6 +18,7 @@ pub mod scenario;
 pub mod scenario_toml;
 pub mod study;
 pub mod study_run;
+pub mod study_runs;
 pub mod sweep;
 pub mod sweep_run;
 pub mod sysctl;

@@ -1,17 +1,16 @@
 //! Running a study and printing ours beside the thread's numbers (docs/studies.md).
 
-use super::ab::metrics::flatten;
 use super::ab::perc_diff;
 use super::ab::stats::{resolvable_pct, welch, Summary};
 use super::ab::table::num;
 use super::parallel::run_each;
 use super::study::{Better, Study};
+use super::study_runs::{metric_values, RunsDir};
 use super::Scenario;
 use crate::error::InputError;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
 
 /// Which way a change went, judged by the metric's better direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -88,14 +87,15 @@ pub struct StudyResult {
     pub metrics: Vec<MetricResult>,
 }
 
-/// Run every variant over `seeds` and compare. With `runs_dir`, every run's result
-/// document is also written there as TAG-seedN.json as soon as the run ends; otherwise
-/// only each run's metric values are kept, not its document.
+/// Run every variant over `seeds` and compare. With `runs`, every run's result document
+/// is also written there as TAG-seedN.json as soon as the run ends (and, with its
+/// `resume`, a run stored there by the same commit and scenario is read, not run);
+/// otherwise only each run's metric values are kept, not its document.
 pub fn run_study(
     study: &Study,
     seeds: &[u64],
     jobs: usize,
-    runs_dir: Option<&Path>,
+    runs: Option<&RunsDir>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<StudyResult, InputError> {
     let scenarios: Vec<Scenario> = study
@@ -109,33 +109,40 @@ pub fn run_study(
         })
         .collect();
     let n = seeds.len();
-    if let Some(dir) = runs_dir {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            InputError::new(
-                format!("--runs {}", dir.display()),
-                format!("cannot create: {e}"),
-            )
-        })?;
+    let tag_of = |i: usize| study.variants[i / n].tag.as_str();
+    if let Some(dir) = runs {
+        dir.prepare()?;
     }
     // Per run, each metric's value (None: the path is not in that run's document).
-    let values_by_run = run_each(
-        &scenarios,
+    let mut values_by_run: Vec<Option<Vec<Option<f64>>>> = scenarios
+        .iter()
+        .enumerate()
+        .map(|(i, sc)| runs.and_then(|dir| dir.stored(tag_of(i), sc, &study.metrics)))
+        .collect();
+    let todo: Vec<usize> = (0..scenarios.len())
+        .filter(|&i| values_by_run[i].is_none())
+        .collect();
+    let to_run: Vec<Scenario> = todo.iter().map(|&i| scenarios[i].clone()).collect();
+    let ran = run_each(
+        &to_run,
         jobs,
         &|f| progress(f.done, f.total),
-        &|i, result| {
+        &|t, result| {
             let doc = serde_json::to_value(&result).expect("results serialize");
             drop(result);
-            if let Some(dir) = runs_dir {
-                write_run(dir, &study.variants[i / n].tag, seeds[i % n], &doc)?;
+            if let Some(dir) = runs {
+                dir.store(tag_of(todo[t]), &to_run[t], &doc)?;
             }
-            let flat = flatten(&doc);
-            Ok(study
-                .metrics
-                .iter()
-                .map(|m| metric_value(m, &flat))
-                .collect::<Vec<Option<f64>>>())
+            Ok(metric_values(&study.metrics, &doc))
         },
     )?;
+    for (&i, v) in todo.iter().zip(ran) {
+        values_by_run[i] = Some(v);
+    }
+    let values_by_run: Vec<Vec<Option<f64>>> = values_by_run
+        .into_iter()
+        .map(|v| v.expect("every run is stored or done"))
+        .collect();
     let mut metrics = Vec::new();
     for (mi, m) in study.metrics.iter().enumerate() {
         let values = |vi: usize| -> Result<Vec<f64>, InputError> {
@@ -237,44 +244,6 @@ pub fn run_study(
         name: study.name.clone(),
         seeds: n,
         metrics,
-    })
-}
-
-/// A metric's value in one run's flattened document: the value at its path, or with
-/// `sum` the sum of every value its glob path matches (None when nothing matches).
-fn metric_value(m: &super::study::StudyMetric, flat: &BTreeMap<String, f64>) -> Option<f64> {
-    if m.sum {
-        let hits: Vec<f64> = flat
-            .iter()
-            .filter(|(k, _)| crate::experiment::glob::glob_match(&m.path, k))
-            .map(|(_, v)| *v)
-            .collect();
-        (!hits.is_empty()).then(|| hits.iter().sum())
-    } else {
-        flat.get(&m.path).copied()
-    }
-}
-
-/// One run's result document as DIR/TAG-seedN.json (the tag made file-safe).
-fn write_run(dir: &Path, tag: &str, seed: u64, doc: &serde_json::Value) -> Result<(), InputError> {
-    let safe: String = tag
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let path = dir.join(format!("{safe}-seed{seed}.json"));
-    let mut text = serde_json::to_string_pretty(doc).expect("results serialize");
-    text.push('\n');
-    crate::fsutil::write_atomic(&path, &text).map_err(|e| {
-        InputError::new(
-            format!("--runs {}", path.display()),
-            format!("cannot write: {e}"),
-        )
     })
 }
 
@@ -543,32 +512,27 @@ path = "perf.context_switches"
     fn runs_are_written_as_documents_and_their_values_make_the_rows() {
         let study = parse(&abc_study("", "")).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let r = run_study(&study, &[1, 2], 2, Some(dir.path()), &|_, _| {}).unwrap();
+        let runs = RunsDir::new(dir.path(), "abc1234", false);
+        let r = run_study(&study, &[1, 2], 2, Some(&runs), &|_, _| {}).unwrap();
         let mut names: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         names.sort();
-        assert_eq!(
-            names,
-            [
-                "a-seed1.json",
-                "a-seed2.json",
-                "b-seed1.json",
-                "b-seed2.json",
-                "c-seed1.json",
-                "c-seed2.json"
-            ]
-        );
+        let want: Vec<String> = ["a", "b", "c"]
+            .iter()
+            .flat_map(|t| (1..=2).map(move |s| format!("{t}-seed{s}")))
+            .flat_map(|f| [format!("{f}.json"), format!("{f}.key")])
+            .collect();
+        assert_eq!(names, want);
         // Each row's mean is the mean of its documents' values, read back from disk.
         for row in &r.metrics[0].rows {
-            let value = |seed: u64| {
-                let path = dir.path().join(format!("{}-seed{seed}.json", row.tag));
-                let doc: serde_json::Value =
-                    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-                doc["perf"]["context_switches"].as_f64().unwrap()
-            };
-            assert_eq!(row.mean, (value(1) + value(2)) / 2.0, "{}", row.tag);
+            assert_eq!(
+                row.mean,
+                (switches(dir.path(), &row.tag, 1) + switches(dir.path(), &row.tag, 2)) / 2.0,
+                "{}",
+                row.tag
+            );
         }
         // The same study without a runs folder gives the same table.
         let again = run_study(&study, &[1, 2], 1, None, &|_, _| {}).unwrap();
@@ -576,6 +540,68 @@ path = "perf.context_switches"
             serde_json::to_string(&again).unwrap(),
             serde_json::to_string(&r).unwrap()
         );
+    }
+
+    fn switches(dir: &std::path::Path, tag: &str, seed: u64) -> f64 {
+        let path = dir.join(format!("{tag}-seed{seed}.json"));
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        doc["perf"]["context_switches"].as_f64().unwrap()
+    }
+
+    #[test]
+    fn an_interrupted_study_resumes_from_its_runs_folder() {
+        let study = parse(&abc_study("", "")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let first = RunsDir::new(dir.path(), "abc1234", false);
+        let whole = run_study(&study, &[1, 2], 2, Some(&first), &|_, _| {}).unwrap();
+        let file = |name: &str| dir.path().join(name);
+        // Interrupted before b's seed 2 ended (its document whole, its key not yet
+        // written), and c's seed 1 stored by another commit.
+        std::fs::remove_file(file("b-seed2.key")).unwrap();
+        let key = std::fs::read_to_string(file("c-seed1.key")).unwrap();
+        std::fs::write(file("c-seed1.key"), key.replace("abc1234", "def5678")).unwrap();
+        let resumed = RunsDir::new(dir.path(), "abc1234", true);
+        let r = run_study(&study, &[1, 2], 2, Some(&resumed), &|_, _| {}).unwrap();
+        assert_eq!((resumed.reused(), resumed.stale()), (4, 2));
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            serde_json::to_string(&whole).unwrap()
+        );
+        // Run again, the two carry this commit's key now.
+        assert!(std::fs::read_to_string(file("c-seed1.key"))
+            .unwrap()
+            .contains("abc1234"));
+        assert!(file("b-seed2.key").exists());
+        // A matching run is read, not run: a value changed on disk is what the row shows.
+        let doc = std::fs::read_to_string(file("a-seed1.json")).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&doc).unwrap();
+        v["perf"]["context_switches"] = serde_json::json!(1_000_000_u64);
+        std::fs::write(file("a-seed1.json"), v.to_string()).unwrap();
+        let again = RunsDir::new(dir.path(), "abc1234", true);
+        let r = run_study(&study, &[1, 2], 1, Some(&again), &|_, _| {}).unwrap();
+        assert_eq!((again.reused(), again.stale()), (6, 0));
+        let a = &r.metrics[0].rows[0];
+        assert_eq!(a.mean, (1_000_000.0 + switches(dir.path(), "a", 2)) / 2.0);
+        // Without --resume every run runs again and is stored again.
+        let fresh = RunsDir::new(dir.path(), "abc1234", false);
+        let r = run_study(&study, &[1, 2], 1, Some(&fresh), &|_, _| {}).unwrap();
+        assert_eq!(fresh.reused(), 0);
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            serde_json::to_string(&whole).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_build_with_uncommitted_changes_does_not_resume() {
+        let study = parse(&abc_study("", "")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let runs = RunsDir::new(dir.path(), "abc1234+changes", true);
+        let e = run_study(&study, &[1], 1, Some(&runs), &|_, _| {}).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("uncommitted changes"), "{text}");
+        assert!(text.contains("without --resume"), "{text}");
     }
 
     #[test]
