@@ -400,3 +400,40 @@ fn util_est_fastup_is_a_feature_before_v6_8() {
     let (util, now) = ewma_after_growth("6.8", "");
     assert_eq!(now as u64, util);
 }
+
+/// Run lengths of the nice-0 hogs on CPU 0 of smp:1 (HZ 1000) beside `idle` SCHED_IDLE
+/// hogs, the first second dropped.
+fn normal_runs_beside_idle(kernel: &str, idle: usize) -> Vec<u64> {
+    let mut sc = with_kernel(scenario("smp:1", 3), kernel);
+    sc.hz = 1000;
+    let mut tasks = vec![hog("a", 0, None), hog("b", 0, None)];
+    tasks.extend((0..idle).map(|i| task(&format!("i{i}"), 0, Policy::Idle, None, hog_program())));
+    let mut s = sim(&sc, tasks);
+    let log = run_logging_switches(&mut s);
+    log.windows(2)
+        .filter(|w| w[0].at >= 1_000 * MS && w[0].next.is_some_and(|p| p < 2))
+        .map(|w| w[1].at - w[0].at)
+        .collect()
+}
+
+#[test]
+fn the_ideal_runtime_is_capped_at_sched_latency_from_v6_3() {
+    // 2 nice-0 + 30 SCHED_IDLE hogs: sched_period 32 × 0.75 ms = 24 ms, a nice-0 slice
+    // 24 ms × 1024 / (2 × 1024 + 30 × 3) ≈ 11.5 ms. "sched/fair: Limit sched slice
+    // duration" (79ba1e607d68, v6.3) caps it at sched_latency (6 ms on smp:1); 6.1 has no
+    // cap, 6.5 has it.
+    // Uncapped, the first 1 ms tick past 11.5 ms preempts; capped, the first past 6 ms
+    // (delta_exec must exceed the cap: 6 ms exactly does not).
+    let uncapped = normal_runs_beside_idle("6.1", 30);
+    assert!(
+        uncapped.len() > 100 && uncapped.iter().all(|&d| d == 12 * MS),
+        "{:?}",
+        &uncapped[..8]
+    );
+    let capped = normal_runs_beside_idle("6.5", 30);
+    assert!(
+        capped.len() > 200 && capped.iter().all(|&d| d == 7 * MS),
+        "{:?}",
+        &capped[..8]
+    );
+}

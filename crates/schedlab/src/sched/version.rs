@@ -151,14 +151,15 @@ impl KernelVersion {
         }
     }
 
-    /// check_preempt_tick caps the ideal runtime at sched_latency from "sched/fair: Limit
-    /// sched slice duration" (Vincent Guittot, Sep 2022, v6.1).
+    /// check_preempt_tick caps the ideal runtime at sched_latency from 79ba1e607d68
+    /// "sched/fair: Limit sched slice duration" (Vincent Guittot; posted Aug 2022, merged
+    /// for v6.3): 6.1 has no cap, 6.5 has it.
     pub fn caps_ideal_runtime(self) -> bool {
-        self >= KernelVersion::V6_1
+        self >= KernelVersion::V6_5
     }
 
     /// place_entity's long-sleeper reset (829c1651e9c4 "sanitize vruntime of entity being
-    /// placed", v6.2, reworked into entity_is_long_sleeper in v6.3): a sleeper away longer
+    /// placed", v6.3, reworked into entity_is_long_sleeper by a53ce18cacb4): a sleeper away longer
     /// than 2^63 / NICE_0 ns (~104 days) is placed without comparing its old vruntime.
     pub fn has_long_sleeper_reset(self) -> bool {
         self >= KernelVersion::V6_5

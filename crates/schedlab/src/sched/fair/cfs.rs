@@ -255,7 +255,7 @@ impl Sched {
     }
 
     /// check_preempt_tick: resched once curr ran its ideal runtime (capped at sched_latency
-    /// from v6.1), or ran min_granularity and is ahead of the leftmost by more than it.
+    /// from v6.3), or ran min_granularity and is ahead of the leftmost by more than it.
     pub(crate) fn check_preempt_tick(&mut self, cfs: CfsRqId, curr: EntityId) {
         let cpu = self.cfs_rqs[cfs].cpu;
         let mut ideal = self.sched_slice(cfs, curr);
