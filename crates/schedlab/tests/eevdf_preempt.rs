@@ -90,3 +90,41 @@ fn no_wakeup_preemption_waits_for_the_tick() {
     let off = short_sleeper_latency("NO_WAKEUP_PREEMPTION");
     assert!(off.p50 > 100 * US && off.max <= one_tick(), "{off:?}");
 }
+
+/// The short sleeper beside the hog at HZ 1000 under `kernel`, PREEMPT_SHORT off: a
+/// wake-up never preempts the protected hog, so its latency shows how long the hog's
+/// protection lasts past the wake-up.
+fn unshort_sleeper_latency(kernel: &str) -> LatencySummary {
+    let mut sc = scenario("smp:8", 2);
+    sc.hz = 1000;
+    sc.kernel = Some(schedlab::sched::version::KernelVersion::parse(kernel, "test").unwrap());
+    sc.features = "NO_PLACE_LAG,NO_PREEMPT_SHORT".into();
+    let mut sleeper = task(
+        "sleeper",
+        0,
+        Policy::Normal,
+        Some(vec![0]),
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Run { work_ns: 100 * US },
+            Op::Sleep { ns: MS },
+            Op::LoopEnd,
+        ],
+    );
+    sleeper.attrs.slice_ns = Some(100 * US);
+    let r = run(&sc, vec![hog("hog", 0, Some(vec![0])), sleeper]);
+    r.tasks[1].wakeup_latency_ns
+}
+
+#[test]
+fn a_wakeup_shortens_protection_only_for_a_shorter_slice_until_v6_19() {
+    // 6.17/6.18 shorten curr's protection on a non-preempting wake-up only when the
+    // wakee's slice is shorter *and* PREEMPT_SHORT is on (do_preempt_short): here the hog
+    // stays protected to its deadline and the sleeper waits past the next ticks.
+    let v618 = unshort_sleeper_latency("6.18");
+    assert!(v618.count > 500 && v618.p50 > MS, "{v618:?}");
+    // From v6.19 (523afd46059d) every non-preempting wake-up shortens it to the 100 µs
+    // min slice, which the hog has already run: the sleeper gets the CPU at once.
+    let current = unshort_sleeper_latency("current");
+    assert!(current.count > 1500 && current.p50 == SWITCH, "{current:?}");
+}

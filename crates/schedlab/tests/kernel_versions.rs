@@ -40,6 +40,9 @@ fn each_version_has_its_own_features() {
         assert!(!f.exists_in(k65), "{f:?} not in 6.5");
     }
     assert!(Feature::DELAY_DEQUEUE.exists_in(v("6.12")));
+    // PICK_BUDDY is v6.14 (2a77e4be12cb), not part of the v6.12 series.
+    assert!(!Feature::PICK_BUDDY.exists_in(v("6.12")));
+    assert!(Feature::PICK_BUDDY.exists_in(v("6.18")));
     assert!(Feature::PLACE_LAG.exists_in(v("6.6")));
     assert!(!Feature::DELAY_DEQUEUE.exists_in(v("6.6")));
     assert!(!Feature::GENTLE_FAIR_SLEEPERS.exists_in(v("6.6")));

@@ -91,9 +91,9 @@ fn lifetime(f: Feature) -> (KernelVersion, Option<KernelVersion>) {
         // The EEVDF series, v6.6 ("sched/fair: Implement an EEVDF-like scheduling policy").
         PLACE_LAG | PLACE_DEADLINE_INITIAL | RUN_TO_PARITY => (K::V6_6, None),
         // The "complete EEVDF" series, v6.12.
-        PLACE_REL_DEADLINE | PREEMPT_SHORT | PICK_BUDDY | DELAY_DEQUEUE | DELAY_ZERO => {
-            (K::V6_12, None)
-        }
+        PLACE_REL_DEADLINE | PREEMPT_SHORT | DELAY_DEQUEUE | DELAY_ZERO => (K::V6_12, None),
+        // 2a77e4be12cb "sched/fair: Untangle NEXT_BUDDY and pick_next_task()", v6.14.
+        PICK_BUDDY => (K::V6_18, None),
         // A model switch of delayed dequeue, which 6.6 has under COMPLETE_EEVDF_RFC.
         DELAY_DEQUEUE_RUNNABLE => (K::V6_6, None),
         // Seed 004 tested the posting on Android's v6.6.

@@ -456,7 +456,7 @@ impl Sched {
     /// check_preempt_wakeup_fair (v6.6 – v6.18): NEXT_BUDDY marks every non-fork wakee;
     /// the wakee preempts when the pick would choose it (a shorter-slice wakee ignores
     /// curr's protection from v6.12, PREEMPT_SHORT); from v6.17 a non-preempting wake-up
-    /// shortens the protection to the new min slice.
+    /// of a shorter-slice wakee shortens the protection to the new min slice.
     pub(crate) fn check_preempt_wakeup_fair(&mut self, cpu: CpuId, p: TaskId, wake_flags: u32) {
         let Some(curr) = self.rqs[cpu].curr else {
             return;
@@ -498,16 +498,20 @@ impl Sched {
             }
             return self.resched_curr_lazy(cpu);
         }
-        if self.fair_gen() >= FairGen::Eevdf617 && self.features.on(Feature::RUN_TO_PARITY) {
+        // Only for a shorter-slice wakee (v6.17, 6.18); every non-preempting wake-up from
+        // 523afd46059d ("Reimplement NEXT_BUDDY", v6.19: wakeup_preempt_fair).
+        if self.fair_gen() >= FairGen::Eevdf617 && short && self.features.on(Feature::RUN_TO_PARITY)
+        {
             self.update_protect_slice(cfs, se);
         }
     }
 
-    /// v6.6 honoured cfs_rq->next in the pick only under NEXT_BUDDY; PICK_BUDDY (v6.12)
-    /// made it a feature of its own.
+    /// Until v6.14 the pick honoured cfs_rq->next only under NEXT_BUDDY; PICK_BUDDY
+    /// (2a77e4be12cb, v6.14) made it a feature of its own.
     #[inline]
     pub(crate) fn pick_buddy_enabled(&self) -> bool {
         self.features.on(Feature::PICK_BUDDY)
-            || (self.fair_gen() == FairGen::Eevdf66 && self.features.on(Feature::NEXT_BUDDY))
+            || (matches!(self.fair_gen(), FairGen::Eevdf66 | FairGen::Eevdf612)
+                && self.features.on(Feature::NEXT_BUDDY))
     }
 }
