@@ -4,7 +4,9 @@
 
 mod common;
 use common::*;
+use schedlab::experiment::Scenario;
 use schedlab::metrics::latency::LatencySummary;
+use schedlab::sched::version::KernelVersion;
 use schedlab::workload::{Op, Policy};
 
 /// Context-switch cost: the latency of a wake-up that preempts at once.
@@ -53,8 +55,14 @@ fn run_to_parity_runs_the_whole_request() {
 /// CPU 0 of smp:8. With NO_PLACE_LAG the sleeper lands exactly at V, so the hog stays
 /// eligible and only slice protection decides.
 fn short_sleeper_latency(features: &str) -> LatencySummary {
+    sleeper_latency(features, |_| {})
+}
+
+/// The same, with the scenario adjusted by `tune` (kernel, HZ).
+fn sleeper_latency(features: &str, tune: impl Fn(&mut Scenario)) -> LatencySummary {
     let mut sc = scenario("smp:8", 2);
     sc.features = format!("NO_PLACE_LAG,{features}");
+    tune(&mut sc);
     let mut sleeper = task(
         "sleeper",
         0,
@@ -95,25 +103,10 @@ fn no_wakeup_preemption_waits_for_the_tick() {
 /// wake-up never preempts the protected hog, so its latency shows how long the hog's
 /// protection lasts past the wake-up.
 fn unshort_sleeper_latency(kernel: &str) -> LatencySummary {
-    let mut sc = scenario("smp:8", 2);
-    sc.hz = 1000;
-    sc.kernel = Some(schedlab::sched::version::KernelVersion::parse(kernel, "test").unwrap());
-    sc.features = "NO_PLACE_LAG,NO_PREEMPT_SHORT".into();
-    let mut sleeper = task(
-        "sleeper",
-        0,
-        Policy::Normal,
-        Some(vec![0]),
-        vec![
-            Op::LoopBegin { count: None },
-            Op::Run { work_ns: 100 * US },
-            Op::Sleep { ns: MS },
-            Op::LoopEnd,
-        ],
-    );
-    sleeper.attrs.slice_ns = Some(100 * US);
-    let r = run(&sc, vec![hog("hog", 0, Some(vec![0])), sleeper]);
-    r.tasks[1].wakeup_latency_ns
+    sleeper_latency("NO_PREEMPT_SHORT", |sc| {
+        sc.hz = 1000;
+        sc.kernel = Some(KernelVersion::parse(kernel, "test").unwrap());
+    })
 }
 
 #[test]
