@@ -27,7 +27,14 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "schedlab",
-    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("SCHEDLAB_COMMIT"), ")"),
+    version = concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (commit ",
+        env!("SCHEDLAB_COMMIT"),
+        ", model ",
+        env!("SCHEDLAB_MODEL_HASH"),
+        ")"
+    ),
     about = "Deterministic simulator of the Linux fair scheduler (EEVDF)"
 )]
 struct Cli {

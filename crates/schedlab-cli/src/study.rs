@@ -35,11 +35,11 @@ enum StudyCommand {
         #[arg(long, value_name = "FILE|-", allow_hyphen_values = true)]
         json: Option<String>,
         /// Also write every run's result document to DIR/TAG-seedN.json, each as its run
-        /// ends (with a TAG-seedN.key naming the commit and scenario that made it).
+        /// ends (with a TAG-seedN.key naming the model and scenario that made it).
         #[arg(long, value_name = "DIR")]
         runs: Option<PathBuf>,
-        /// Take the runs already in the --runs folder whose key matches (the same commit and
-        /// scenario) instead of running them again: an interrupted study goes on.
+        /// Take the runs already in the --runs folder whose key matches (the same model code
+        /// and scenario) instead of running them again: an interrupted study goes on.
         #[arg(long, requires = "runs")]
         resume: bool,
         /// Also write the table as a Markdown section stamped with this binary's commit
@@ -90,7 +90,7 @@ pub fn study(args: StudyArgs) -> Result<(), CliError> {
                 None => study.seeds.clone(),
             };
             let started = std::time::Instant::now();
-            let runs = runs.map(|d| RunsDir::new(&d, env!("SCHEDLAB_COMMIT"), resume));
+            let runs = runs.map(|d| RunsDir::new(&d, env!("SCHEDLAB_MODEL_HASH"), resume));
             let r = run_study(
                 &study,
                 &seeds,
@@ -100,7 +100,7 @@ pub fn study(args: StudyArgs) -> Result<(), CliError> {
             )?;
             if let Some(dir) = runs.as_ref().filter(|d| d.resume) {
                 eprintln!(
-                    "--resume: {} run(s) taken from {}; {} stored without a matching key (another commit or scenario, or interrupted) run again",
+                    "--resume: {} run(s) taken from {}; {} stored without a matching key (other model code or scenario, or interrupted) run again",
                     dir.reused(),
                     dir.path.display(),
                     dir.stale()

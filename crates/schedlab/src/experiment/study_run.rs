@@ -557,7 +557,7 @@ path = "perf.context_switches"
         let whole = run_study(&study, &[1, 2], 2, Some(&first), &|_, _| {}).unwrap();
         let file = |name: &str| dir.path().join(name);
         // Interrupted before b's seed 2 ended (its document whole, its key not yet
-        // written), and c's seed 1 stored by another commit.
+        // written), and c's seed 1 stored by other model code.
         std::fs::remove_file(file("b-seed2.key")).unwrap();
         let key = std::fs::read_to_string(file("c-seed1.key")).unwrap();
         std::fs::write(file("c-seed1.key"), key.replace("abc1234", "def5678")).unwrap();
@@ -568,7 +568,7 @@ path = "perf.context_switches"
             serde_json::to_string(&r).unwrap(),
             serde_json::to_string(&whole).unwrap()
         );
-        // Run again, the two carry this commit's key now.
+        // Run again, the two carry this model's key now.
         assert!(std::fs::read_to_string(file("c-seed1.key"))
             .unwrap()
             .contains("abc1234"));
@@ -591,17 +591,6 @@ path = "perf.context_switches"
             serde_json::to_string(&r).unwrap(),
             serde_json::to_string(&whole).unwrap()
         );
-    }
-
-    #[test]
-    fn a_build_with_uncommitted_changes_does_not_resume() {
-        let study = parse(&abc_study("", "")).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let runs = RunsDir::new(dir.path(), "abc1234+changes", true);
-        let e = run_study(&study, &[1], 1, Some(&runs), &|_, _| {}).unwrap_err();
-        let text = e.to_string();
-        assert!(text.contains("uncommitted changes"), "{text}");
-        assert!(text.contains("without --resume"), "{text}");
     }
 
     #[test]

@@ -14,9 +14,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Where a study's runs go, and whether finished ones are reused.
 pub struct RunsDir {
     pub path: PathBuf,
-    /// The binary's commit stamp (`abc1234`, or `abc1234+changes` for a build with
-    /// uncommitted changes): part of every run's key.
-    pub commit: String,
+    /// What names the model the binary was built from (the CLI passes a hash of the
+    /// library's source): part of every run's key, so a run made by other code is
+    /// run again, and a commit that changes only docs keeps the runs.
+    pub model: String,
     /// Reuse a run whose document and key are on disk and whose key matches.
     pub resume: bool,
     reused: AtomicUsize,
@@ -24,30 +25,18 @@ pub struct RunsDir {
 }
 
 impl RunsDir {
-    pub fn new(path: &Path, commit: &str, resume: bool) -> Self {
+    pub fn new(path: &Path, model: &str, resume: bool) -> Self {
         RunsDir {
             path: path.to_path_buf(),
-            commit: commit.to_string(),
+            model: model.to_string(),
             resume,
             reused: AtomicUsize::new(0),
             stale: AtomicUsize::new(0),
         }
     }
 
-    /// Create the folder; refuse to resume with a build whose stamp does not name its
-    /// code (two builds with uncommitted changes carry the same stamp).
+    /// Create the folder.
     pub fn prepare(&self) -> Result<(), InputError> {
-        if self.resume && self.commit.ends_with("+changes") {
-            return Err(InputError::new(
-                "--resume",
-                format!(
-                    "this binary ({}) is built from uncommitted changes, so a stored run's key \
-                     cannot tell whether the same code made it",
-                    self.commit
-                ),
-            )
-            .with_fix("commit the changes and rebuild, or run without --resume"));
-        }
         std::fs::create_dir_all(&self.path).map_err(|e| {
             InputError::new(
                 format!("--runs {}", self.path.display()),
@@ -57,7 +46,7 @@ impl RunsDir {
     }
 
     /// Runs taken from the folder, and stored runs that were run again because their key
-    /// did not match (another commit or another scenario).
+    /// did not match (other model code or another scenario) or was never written.
     pub fn reused(&self) -> usize {
         self.reused.load(Ordering::Relaxed)
     }
@@ -85,13 +74,13 @@ impl RunsDir {
         self.doc_path(tag, seed).with_extension("key")
     }
 
-    /// What made a run: the commit and the scenario as the study built it, with the
+    /// What made a run: the model and the scenario as the study built it, with the
     /// text of a machine file it names (workload files are named, not read).
     fn key(&self, scenario: &Scenario) -> String {
         let machine_file = std::fs::read_to_string(&scenario.machine).unwrap_or_default();
         format!(
-            "schedlab commit {}\n{scenario:#?}\nmachine file:\n{machine_file}",
-            self.commit
+            "schedlab model {}\n{scenario:#?}\nmachine file:\n{machine_file}",
+            self.model
         )
     }
 
