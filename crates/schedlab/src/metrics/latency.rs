@@ -12,19 +12,27 @@ use crate::sched::{Sched, SchedObserver, TaskId};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-/// Samples a recorder keeps exactly (512 KiB a task at most). Every example and study
+/// Samples a recorder keeps exactly (256 KiB a task at most: 4 bytes a sample below
+/// 4.29 s, see [`LatencyRecorder`]). Every example and study
 /// scenario stays below it, so their results do not depend on the histogram (the most are
 /// 35,219 wake-ups of util-fits-capacity's hackbench); a 1 s stress-ng runner in
 /// tests/spinner.rs (114,221) goes past it, which that test does not read.
 pub const EXACT_SAMPLES_CAP: usize = 1 << 16;
 
+/// The u32 sample that stands for a value kept in `wide` (u32::MAX ns or more).
+const WIDE: u32 = u32::MAX;
+
 /// Precision of the histogram past the cap: values below 2,048 ns are exact, above that a
 /// bucket spans at most 1/1024 of its lowest value.
 pub const SIGNIFICANT_DIGITS: u8 = 3;
 
+/// Samples are kept as u32 (half the memory: hour-long runs of thousands of tasks keep up
+/// to 65,536 each); a value of u32::MAX ns (4.29 s) or more is stored as the marker
+/// u32::MAX in its place and its value in `wide`, in order, so nothing is rounded.
 #[derive(Debug, Clone, Default)]
 pub struct LatencyRecorder {
-    samples: Vec<u64>,
+    samples: Vec<u32>,
+    wide: Vec<u64>,
     /// Set once the cap is crossed; `samples` is then empty and freed.
     hist: Option<Box<Histogram<u64>>>,
     /// The exact maximum while `hist` is set.
@@ -50,7 +58,13 @@ impl LatencyRecorder {
     #[inline]
     pub fn record(&mut self, ns: u64) {
         match &mut self.hist {
-            None if self.samples.len() < EXACT_SAMPLES_CAP => self.samples.push(ns),
+            None if self.samples.len() < EXACT_SAMPLES_CAP => match u32::try_from(ns) {
+                Ok(v) if v != WIDE => self.samples.push(v),
+                _ => {
+                    self.samples.push(WIDE);
+                    self.wide.push(ns);
+                }
+            },
             None => {
                 self.spill();
                 self.record(ns);
@@ -66,18 +80,32 @@ impl LatencyRecorder {
     #[cold]
     fn spill(&mut self) {
         let mut h = Histogram::new(SIGNIFICANT_DIGITS).expect("3 significant digits");
-        for &v in &self.samples {
+        let all = self.exact_samples();
+        for &v in &all {
             record(&mut h, v);
         }
-        self.max = self.samples.iter().copied().max().unwrap_or(0);
+        self.max = all.iter().copied().max().unwrap_or(0);
         self.samples = Vec::new();
+        self.wide = Vec::new();
         self.hist = Some(Box::new(h));
+    }
+
+    /// The kept samples as recorded, the wide ones put back in their places.
+    fn exact_samples(&self) -> Vec<u64> {
+        let mut wide = self.wide.iter();
+        self.samples
+            .iter()
+            .map(|&v| match v {
+                WIDE => *wide.next().expect("one wide value per marker"),
+                v => u64::from(v),
+            })
+            .collect()
     }
 
     /// Every sample, in the order recorded, while the recorder is exact; None once it went
     /// over [`EXACT_SAMPLES_CAP`] samples and keeps only the histogram.
-    pub fn samples(&self) -> Option<&[u64]> {
-        self.hist.is_none().then_some(&self.samples[..])
+    pub fn samples(&self) -> Option<Vec<u64>> {
+        self.hist.is_none().then(|| self.exact_samples())
     }
 
     /// Samples recorded.
@@ -95,14 +123,15 @@ impl LatencyRecorder {
     /// Heap bytes held (the sample buffer's capacity or the histogram's counts).
     pub fn heap_bytes(&self) -> usize {
         let counts = self.hist.as_ref().map_or(0, |h| h.distinct_values());
-        (self.samples.capacity() + counts) * std::mem::size_of::<u64>()
+        self.samples.capacity() * std::mem::size_of::<u32>()
+            + (self.wide.capacity() + counts) * std::mem::size_of::<u64>()
     }
 
     pub fn summary(&self) -> LatencySummary {
         if let Some(h) = &self.hist {
             return self.hist_summary(h);
         }
-        let mut s = self.samples.clone();
+        let mut s = self.exact_samples();
         if s.is_empty() {
             return LatencySummary::default();
         }
@@ -206,8 +235,35 @@ mod tests {
         for &v in &all {
             r.record(v);
         }
-        assert_eq!(r.samples().unwrap(), &all[..]);
+        assert_eq!(r.samples().unwrap(), all);
         assert_eq!(r.summary(), exact(&all));
+        // Four bytes a sample.
+        assert_eq!(r.heap_bytes(), EXACT_SAMPLES_CAP * 4);
+    }
+
+    #[test]
+    fn values_past_u32_stay_exact_and_in_order() {
+        let mut r = LatencyRecorder::default();
+        let all = [
+            5,
+            u64::from(u32::MAX),
+            7,
+            u64::from(u32::MAX) + 1,
+            3,
+            10_000_000_000,
+            9,
+        ];
+        for &v in &all {
+            r.record(v);
+        }
+        assert_eq!(r.samples().unwrap(), all);
+        assert_eq!(r.summary(), exact(&all));
+        // Spilled to the histogram, the maximum stays exact.
+        for i in 0..EXACT_SAMPLES_CAP as u64 {
+            r.record(i % 100);
+        }
+        assert!(r.samples().is_none());
+        assert_eq!(r.summary().max, 10_000_000_000);
     }
 
     #[test]
@@ -235,7 +291,7 @@ mod tests {
         // 8× the cap in samples, held in a fraction of what the exact buffer took.
         let histogram = r.heap_bytes();
         assert!(histogram < 256 * 1024, "{histogram} bytes");
-        assert!(peak <= EXACT_SAMPLES_CAP * 8 + histogram, "{peak} bytes");
+        assert!(peak <= EXACT_SAMPLES_CAP * 4 + histogram, "{peak} bytes");
         // More samples over the same range: not one byte more.
         for i in 0..n {
             r.record(sample(i + n));
