@@ -440,3 +440,34 @@ fn the_ideal_runtime_is_capped_at_sched_latency_from_v6_3() {
         &capped[..8]
     );
 }
+
+/// CPU 1's rq->idle_stamp 1 ms after a task forked at 5 ms lands on it, idle since its
+/// pinned task went to sleep at 1 ms (newidle set the stamp; CPU 0 has a pinned hog).
+fn idle_stamp_after_fork(kernel: &str) -> u64 {
+    let mut sc = with_kernel(scenario("smp:2", 1), kernel);
+    sc.hz = 1000;
+    let sleeper = task(
+        "a",
+        0,
+        Policy::Normal,
+        Some(vec![1]),
+        vec![Op::Run { work_ns: MS }, Op::Sleep { ns: 10_000 * MS }],
+    );
+    let mut forked = hog("n", 0, None);
+    forked.delay_ns = 5 * MS;
+    let mut s = sim(&sc, vec![hog("h", 0, Some(vec![0])), sleeper, forked]);
+    s.advance_clock(6 * MS);
+    assert_eq!(s.sched.tasks[2].cpu, 1, "the fork lands on the idle CPU");
+    s.sched.rqs[1].lb.idle_stamp
+}
+
+#[test]
+fn avg_idle_is_updated_by_wakeups_before_v7_and_when_idle_ends_after() {
+    // Before 4b603f1551a7 (v7.0) only ttwu_do_activate consumes the idle period
+    // (update_avg of rq->avg_idle, idle_stamp = 0) and wake_up_new_task does not: the
+    // fork leaves the stamp set at ~1 ms for the next wake-up there.
+    let stamp = idle_stamp_after_fork("6.5");
+    assert!(stamp > 0 && stamp < 2 * MS, "{stamp}");
+    // From v7.0 put_prev_task_idle consumes it whatever ended the idle period.
+    assert_eq!(idle_stamp_after_fork("current"), 0);
+}

@@ -441,6 +441,10 @@ impl Sched {
         self.wakeup_preempt(cpu, p, flags);
         self.trace_sched_wakeup(p, cpu, flags & wf::FORK != 0);
         self.task_woken(cpu, p);
+        // Before v7.0 ttwu_do_activate updated rq->avg_idle (wake_up_new_task does not).
+        if flags & wf::FORK == 0 && !self.cfg.kernel.updates_avg_idle_at_put_prev_idle() {
+            self.update_rq_avg_idle(cpu);
+        }
     }
 
     /// wake_up_new_task: place and enqueue a new task with ENQUEUE_INITIAL.
@@ -560,8 +564,10 @@ impl Sched {
         } else if let Some(since) = self.rqs[cpu].sim.idle_since.take() {
             self.rqs[cpu].sim.idle_ns += now - since;
             self.meter_idle_period(cpu, now - since);
-            // put_prev_task_idle (kernel/sched/idle.c).
-            self.update_rq_avg_idle(cpu);
+            // put_prev_task_idle (kernel/sched/idle.c), v7.0 on.
+            if self.cfg.kernel.updates_avg_idle_at_put_prev_idle() {
+                self.update_rq_avg_idle(cpu);
+            }
         }
         self.rqs[cpu].curr = next;
         if busy_changes {

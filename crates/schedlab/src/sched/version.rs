@@ -186,6 +186,14 @@ impl KernelVersion {
         self >= KernelVersion::V6_1 && self < KernelVersion::V6_12
     }
 
+    /// rq->avg_idle is updated when the idle task is put (put_prev_task_idle) from
+    /// 4b603f1551a7 "sched: Update rq->avg_idle when a task is moved to an idle CPU" (tip,
+    /// Jan 2026; v7.0); before, ttwu_do_activate updates it, so a fork or a pulled task
+    /// ending a CPU's idle leaves rq->idle_stamp for the next wake-up there.
+    pub fn updates_avg_idle_at_put_prev_idle(self) -> bool {
+        self == KernelVersion::Current
+    }
+
     /// CONFIG_PREEMPT_LAZY exists from v6.13.
     pub fn has_preempt_lazy(self) -> bool {
         self >= KernelVersion::V6_18

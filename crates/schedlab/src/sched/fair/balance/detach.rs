@@ -296,8 +296,8 @@ impl Sched {
     pub(crate) fn attach_task(&mut self, dst: CpuId, p: TaskId, newidle: bool) {
         self.tasks[p].on_rq_migrating = false;
         self.tasks[p].on_rq = true;
+        // Not a wake-up: enqueue_task_fair does not check overutilized (`!task_new`).
         self.enqueue_task_fair(dst, p, enqueue::MIGRATED);
-        self.check_update_overutilized_status(dst);
         if newidle {
             return;
         }

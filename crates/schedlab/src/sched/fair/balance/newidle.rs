@@ -138,7 +138,8 @@ impl Sched {
         false
     }
 
-    /// update_rq_avg_idle, from put_prev_task_idle (newest kernels).
+    /// update_rq_avg_idle: from put_prev_task_idle since v7.0, from ttwu_do_activate before
+    /// (`KernelVersion::updates_avg_idle_at_put_prev_idle`); only with a valid idle_stamp.
     pub(crate) fn update_rq_avg_idle(&mut self, cpu: CpuId) {
         let now = self.now;
         let lb = &mut self.rqs[cpu].lb;
