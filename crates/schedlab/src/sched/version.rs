@@ -194,6 +194,14 @@ impl KernelVersion {
         self == KernelVersion::Current
     }
 
+    /// Load balancing aware of SMT cores, v6.6 (Tim Chen's and Ricardo Neri's series, tip
+    /// Jul 2023): group_smt_balance (fee1759e4f04), sibling_imbalance over the groups'
+    /// cores (7ff1693236f5) and should_we_balance preferring an idle core (b1bfeab9b002).
+    /// v6.5 and older spread tasks by their count and take the first idle CPU.
+    pub fn has_smt_aware_balance(self) -> bool {
+        self >= KernelVersion::V6_6
+    }
+
     /// CONFIG_PREEMPT_LAZY exists from v6.13.
     pub fn has_preempt_lazy(self) -> bool {
         self >= KernelVersion::V6_18

@@ -41,6 +41,8 @@ pub struct DecideCtx {
     pub imb_numa_nr: u32,
     /// EAS is on and the root domain is not overutilized (find_src_group's EAS check).
     pub eas_balanced: bool,
+    /// The kernel has v6.6's SMT-aware balancing (`KernelVersion::has_smt_aware_balance`).
+    pub smt_aware: bool,
 }
 
 /// sibling_imbalance: tasks to move so both groups have the same tasks per core.
@@ -59,6 +61,16 @@ pub fn sibling_imbalance(idle: CpuIdleType, busiest: &SgLbStats, local: &SgLbSta
         imb = 2;
     }
     imb
+}
+
+/// The tasks prefer_sibling spreads: sibling_imbalance from v6.6; before, the busiest
+/// group's excess of running tasks over the local one's, whatever the idle type.
+fn prefer_sibling_imbalance(ctx: &DecideCtx, busiest: &SgLbStats, local: &SgLbStats) -> i64 {
+    if ctx.smt_aware {
+        sibling_imbalance(ctx.idle, busiest, local)
+    } else {
+        (busiest.sum_nr_running as i64 - local.sum_nr_running as i64).max(0)
+    }
 }
 
 /// adjust_numa_imbalance (fair.c).
@@ -112,7 +124,7 @@ pub fn find_src_group_decision(
         }
         if sds.prefer_sibling
             && local.group_type == GroupType::HasSpare
-            && sibling_imbalance(ctx.idle, &busiest, &local) > 1
+            && prefer_sibling_imbalance(ctx, &busiest, &local) > 1
         {
             break 'decide true;
         }
@@ -164,7 +176,7 @@ pub fn calculate_imbalance(sds: &mut SdLbStats, ctx: &DecideCtx) -> (MigrationTy
             return (MigrationType::Util, imb as i64);
         }
         let mut imb = if busiest.group_weight == 1 || sds.prefer_sibling {
-            sibling_imbalance(ctx.idle, &busiest, &local)
+            prefer_sibling_imbalance(ctx, &busiest, &local)
         } else {
             (local.idle_cpus as i64 - busiest.idle_cpus as i64).max(0)
         };

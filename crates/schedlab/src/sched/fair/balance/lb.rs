@@ -75,7 +75,9 @@ impl Sched {
         let above_smt = !self.sd.domains[env.sd]
             .flags
             .contains(SdFlags::SHARE_CPUCAPACITY);
-        let smt_active = self.sd.sched_smt_present && above_smt;
+        // Preferring an idle core is v6.6 (b1bfeab9b002); before, the first idle CPU.
+        let smt_active =
+            self.sd.sched_smt_present && above_smt && self.cfg.kernel.has_smt_aware_balance();
         let mut idle_smt = None;
         for cpu in self.sd.spans[env.dst_grpmask].iter() {
             if !env.cpus.contains(cpu) || !self.available_idle_cpu(cpu) {

@@ -100,7 +100,10 @@ impl Sched {
         sgs.sgc_imbalance = sgc.imbalance;
         if !local {
             // No SD_ASYM_PACKING level is ever built, so group_asym_packing stays off.
-            sgs.group_smt_balance = env.idle.is_idle() && sgs.smt && sgs.sum_h_nr_running > 1;
+            sgs.group_smt_balance = self.cfg.kernel.has_smt_aware_balance()
+                && env.idle.is_idle()
+                && sgs.smt
+                && sgs.sum_h_nr_running > 1;
         }
         let eas = self.sched_energy_enabled();
         sgs.group_type = group_classify(sd.imbalance_pct as u64, &sgs, eas);
@@ -285,6 +288,7 @@ impl Sched {
             asym_cpucapacity: d.flags.contains(SdFlags::ASYM_CPUCAPACITY),
             imb_numa_nr: d.imb_numa_nr,
             eas_balanced: false,
+            smt_aware: self.cfg.kernel.has_smt_aware_balance(),
         };
         if sds.busiest.group_type != GroupType::MisfitTask && self.sched_energy_enabled() {
             ctx.eas_balanced = !self.is_rd_overutilized(env.dst_cpu);

@@ -33,6 +33,7 @@ fn ctx(idle: CpuIdleType) -> DecideCtx {
         asym_cpucapacity: false,
         imb_numa_nr: 0,
         eas_balanced: false,
+        smt_aware: true,
     }
 }
 
@@ -259,4 +260,41 @@ fn numa_imbalance_allowance_and_jiffies() {
     assert_eq!(msecs_to_jiffies(16, 250), 4);
     assert_eq!(msecs_to_jiffies(17, 250), 5);
     assert_eq!(msecs_to_jiffies(64, 1000), 64);
+}
+
+#[test]
+fn prefer_sibling_spreads_by_cores_from_v6_6_and_by_task_count_before() {
+    // A prefer_sibling level, busiest fully busy with 4 tasks on 2 cores, local 2 cores
+    // with 1 task and spare capacity.
+    let sds = || SdLbStats {
+        has_busiest: true,
+        busiest: SgLbStats {
+            group_type: GroupType::FullyBusy,
+            ..group(2, 4, 2048, 2048, 4096)
+        },
+        local: group(2, 1, 300, 300, 1024),
+        prefer_sibling: true,
+        ..Default::default()
+    };
+    let v65 = |idle| DecideCtx {
+        smt_aware: false,
+        ..ctx(idle)
+    };
+    // Idle: both count the excess, 4 − 1 = 3 tasks, half of it moved.
+    for c in [ctx(CpuIdleType::Idle), v65(CpuIdleType::Idle)] {
+        assert_eq!(
+            calculate_imbalance(&mut sds(), &c),
+            (MigrationType::Task, 1)
+        );
+    }
+    // A busy CPU balancing: v6.6's sibling_imbalance is 0 (CPU_NOT_IDLE), v6.5 still
+    // spreads by the count.
+    assert_eq!(
+        calculate_imbalance(&mut sds(), &ctx(CpuIdleType::NotIdle)),
+        (MigrationType::Task, 0)
+    );
+    assert_eq!(
+        calculate_imbalance(&mut sds(), &v65(CpuIdleType::NotIdle)),
+        (MigrationType::Task, 1)
+    );
 }
