@@ -74,6 +74,29 @@ pub struct StudyMetric {
     pub sum: bool,
 }
 
+impl StudyMetric {
+    /// The value in one run's flattened document: at `path`, or with `sum` the sum of
+    /// every value its glob matches (None when nothing matches).
+    pub fn value(&self, flat: &BTreeMap<String, f64>) -> Option<f64> {
+        if self.sum {
+            let hits: Vec<f64> = flat
+                .iter()
+                .filter(|(k, _)| super::glob::glob_match(&self.path, k))
+                .map(|(_, v)| *v)
+                .collect();
+            (!hits.is_empty()).then(|| hits.iter().sum())
+        } else {
+            flat.get(&self.path).copied()
+        }
+    }
+}
+
+/// Each metric's value in one run's result document (None: not in it).
+pub fn metric_values(metrics: &[StudyMetric], doc: &serde_json::Value) -> Vec<Option<f64>> {
+    let flat = super::ab::metrics::flatten(doc);
+    metrics.iter().map(|m| m.value(&flat)).collect()
+}
+
 #[derive(Debug, Clone)]
 pub struct Variant {
     pub tag: String,

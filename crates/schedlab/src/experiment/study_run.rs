@@ -4,8 +4,8 @@ use super::ab::perc_diff;
 use super::ab::stats::{resolvable_pct, welch, Summary};
 use super::ab::table::num;
 use super::parallel::run_each;
-use super::study::{Better, Study};
-use super::study_runs::{metric_values, RunsDir};
+use super::study::{metric_values, Better, Study};
+use super::study_runs::RunsDir;
 use super::Scenario;
 use crate::error::InputError;
 use serde::Serialize;
@@ -510,10 +510,7 @@ path = "perf.context_switches"
 
     #[test]
     fn runs_are_written_as_documents_and_their_values_make_the_rows() {
-        let study = parse(&abc_study("", "")).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let runs = RunsDir::new(dir.path(), "abc1234", false);
-        let r = run_study(&study, &[1, 2], 2, Some(&runs), &|_, _| {}).unwrap();
+        let (study, dir, r) = study_with_runs_folder();
         let mut names: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -542,6 +539,15 @@ path = "perf.context_switches"
         );
     }
 
+    /// The a/b/c study over seeds 1 and 2, its runs stored (model "abc1234").
+    fn study_with_runs_folder() -> (Study, tempfile::TempDir, StudyResult) {
+        let study = parse(&abc_study("", "")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let runs = RunsDir::new(dir.path(), "abc1234", false);
+        let r = run_study(&study, &[1, 2], 2, Some(&runs), &|_, _| {}).unwrap();
+        (study, dir, r)
+    }
+
     fn switches(dir: &std::path::Path, tag: &str, seed: u64) -> f64 {
         let path = dir.join(format!("{tag}-seed{seed}.json"));
         let doc: serde_json::Value =
@@ -551,10 +557,7 @@ path = "perf.context_switches"
 
     #[test]
     fn an_interrupted_study_resumes_from_its_runs_folder() {
-        let study = parse(&abc_study("", "")).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let first = RunsDir::new(dir.path(), "abc1234", false);
-        let whole = run_study(&study, &[1, 2], 2, Some(&first), &|_, _| {}).unwrap();
+        let (study, dir, whole) = study_with_runs_folder();
         let file = |name: &str| dir.path().join(name);
         // Interrupted before b's seed 2 ended (its document whole, its key not yet
         // written), and c's seed 1 stored by other model code.

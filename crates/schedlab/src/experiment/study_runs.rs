@@ -3,11 +3,9 @@
 //! finished run's values from its document instead of running it again (a study at the
 //! thread's size runs for hours; an interrupted one need not start over).
 
-use super::ab::metrics::flatten;
-use super::study::StudyMetric;
+use super::study::{metric_values, StudyMetric};
 use super::Scenario;
 use crate::error::InputError;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -17,7 +15,7 @@ pub struct RunsDir {
     /// What names the model the binary was built from (the CLI passes a hash of the
     /// library's source): part of every run's key, so a run made by other code is
     /// run again, and a commit that changes only docs keeps the runs.
-    pub model: String,
+    model: String,
     /// Reuse a run whose document and key are on disk and whose key matches.
     pub resume: bool,
     reused: AtomicUsize,
@@ -133,26 +131,5 @@ impl RunsDir {
         text.push('\n');
         write(&self.doc_path(tag, scenario.seed), &text)?;
         write(&key_path, &self.key(scenario))
-    }
-}
-
-/// Each metric's value in one run's document (None: the path is not in it).
-pub fn metric_values(metrics: &[StudyMetric], doc: &serde_json::Value) -> Vec<Option<f64>> {
-    let flat = flatten(doc);
-    metrics.iter().map(|m| metric_value(m, &flat)).collect()
-}
-
-/// A metric's value in one run's flattened document: the value at its path, or with
-/// `sum` the sum of every value its glob path matches (None when nothing matches).
-fn metric_value(m: &StudyMetric, flat: &BTreeMap<String, f64>) -> Option<f64> {
-    if m.sum {
-        let hits: Vec<f64> = flat
-            .iter()
-            .filter(|(k, _)| crate::experiment::glob::glob_match(&m.path, k))
-            .map(|(_, v)| *v)
-            .collect();
-        (!hits.is_empty()).then(|| hits.iter().sum())
-    } else {
-        flat.get(&m.path).copied()
     }
 }
