@@ -296,3 +296,59 @@ fn v6_1_looks_past_loop_max_while_every_task_seen_is_pinned() {
     let (old, new) = (first_move_ms("5.18"), first_move_ms("6.1"));
     assert!(new < old, "6.1 moved it at {new} ms, 5.18 at {old} ms");
 }
+
+/// A 6-CPU package of three 2-CPU LLCs (MC groups of one CPU, a PKG domain of three LLC
+/// groups), no SMT, one node.
+const THREE_LLCS: &str = r#"
+name = "three-llcs"
+cpu = [
+  { id = 0, capacity = 1024, core = 0, llc = 0, package = 0, node = 0 },
+  { id = 1, capacity = 1024, core = 1, llc = 0, package = 0, node = 0 },
+  { id = 2, capacity = 1024, core = 2, llc = 1, package = 0, node = 0 },
+  { id = 3, capacity = 1024, core = 3, llc = 1, package = 0, node = 0 },
+  { id = 4, capacity = 1024, core = 4, llc = 2, package = 0, node = 0 },
+  { id = 5, capacity = 1024, core = 5, llc = 2, package = 0, node = 0 },
+]
+[[freq_domain]]
+cpus = "0-5"
+opps = [{ khz = 2000000 }]
+"#;
+
+/// Hogs created on CPUs 2–5 (two per outer LLC, both fully busy, avg_load 0), then free:
+/// the first LLC the idle one takes a task from under `kernel`, and where every hog ends.
+fn first_pull_among_fully_busy_llcs(kernel: &str) -> Vec<usize> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("three-llcs.toml");
+    std::fs::write(&path, THREE_LLCS).unwrap();
+    let mut sc = scenario(path.to_str().unwrap(), 1);
+    sc.kernel = Some(schedlab::sched::version::KernelVersion::parse(kernel, "test").unwrap());
+    let settled = |c: usize| {
+        let mut t = hog_from(&format!("h{c}"), c, 6);
+        t.program.insert(0, Op::Run { work_ns: 200 * MS });
+        t
+    };
+    let mut s = sim(&sc, (2..6).map(settled).collect());
+    s.advance_clock(500 * MS);
+    cpus_of(&s)
+}
+
+/// The LLC (0, 1 or 2) of each CPU in `cpus`.
+fn llcs(cpus: &[usize]) -> Vec<usize> {
+    cpus.iter().map(|c| c / 2).collect()
+}
+
+#[test]
+fn a_tie_between_fully_busy_groups_keeps_the_first_before_v6_5() {
+    // The idle LLC 0 balances at PKG level: both outer LLCs are fully busy with avg_load
+    // 0 (not computed below overloaded), and one task of the excess of 2 moves.
+    // Before 5fd6d7f43958 (v6.5) update_sd_pick_busiest keeps the first group (LLC 1).
+    assert_eq!(llcs(&first_pull_among_fully_busy_llcs("6.1")), [0, 1, 2, 2]);
+    // From it, a tie takes the later group unless the busiest is SMT (LLC 2).
+    for k in ["6.5", "current"] {
+        assert_eq!(
+            llcs(&first_pull_among_fully_busy_llcs(k)),
+            [1, 1, 0, 2],
+            "{k}"
+        );
+    }
+}

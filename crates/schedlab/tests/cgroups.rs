@@ -352,3 +352,51 @@ fn text_traces_carry_the_group_path() {
     );
     assert!(text.contains("# cgroup: pid=1001 comm=f0 path=/\n"));
 }
+
+/// The gaps between successive pushes of group /g's cfs_rq load into tg->load_avg
+/// (update_tg_load_avg) under `kernel`: one task in /g on smp:1 (HZ 1000) running 1 ms
+/// then sleeping 30 ms, beside a hog, watched every 10 µs for 2 s (two pushes within
+/// one step show as one, so a gap seen is never shorter than the true one).
+fn tg_load_avg_push_gaps(kernel: &str) -> Vec<u64> {
+    let mut sc = with_groups("smp:1", 2, vec![group("/g", 100, &["p"])]);
+    sc.kernel = Some(schedlab::sched::version::KernelVersion::parse(kernel, "test").unwrap());
+    sc.hz = 1000;
+    let worker = task(
+        "p",
+        0,
+        Policy::Normal,
+        None,
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Run { work_ns: MS },
+            Op::Sleep { ns: 30 * MS },
+            Op::LoopEnd,
+        ],
+    );
+    let mut s = sim(&sc, vec![worker, hog("h", 0, None)]);
+    let g = s.sched.groups.iter().position(|g| g.path == "/g").unwrap();
+    let cfs = s.sched.groups[g].cfs_rq[0];
+    let (mut pushes, mut last) = (Vec::new(), 0);
+    for step in 1..=200_000 {
+        s.advance_clock(step * 10 * US);
+        let at = s.sched.cfs_rqs[cfs].grp.last_update_tg_load_avg;
+        if at != last {
+            pushes.push(at);
+            last = at;
+        }
+    }
+    pushes.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+#[test]
+fn tg_load_avg_is_pushed_at_most_once_a_millisecond_from_v6_7() {
+    // "sched/fair: Ratelimit update to tg->load_avg" (1528c661c24b, v6.7).
+    let limited = tg_load_avg_push_gaps("6.8");
+    assert!(limited.len() > 100, "{}", limited.len());
+    assert!(limited.iter().all(|&g| g >= MS), "{limited:?}");
+    // Before it, every update past the 1/64 filter pushes: the wake-up's enqueue, a tick
+    // or the dequeue soon after, each in a new 1024 µs PELT period.
+    let unlimited = tg_load_avg_push_gaps("6.6");
+    assert!(unlimited.len() > limited.len() + 30, "{}", unlimited.len());
+    assert!(unlimited.iter().any(|&g| g < MS / 2), "{unlimited:?}");
+}

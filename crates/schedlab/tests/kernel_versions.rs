@@ -471,3 +471,46 @@ fn avg_idle_is_updated_by_wakeups_before_v7_and_when_idle_ends_after() {
     // From v7.0 put_prev_task_idle consumes it whatever ended the idle period.
     assert_eq!(idle_stamp_after_fork("current"), 0);
 }
+
+/// smp:1 at HZ 1000 under a CFS kernel: a nice-0 hog `a`, a nice-19 periodic task `l`
+/// and a nice-0 periodic task `w` (50 µs every 100 ms on absolute timers, w's 100 µs
+/// after l's, both off the tick). Who runs after each switch away from the hog, from the
+/// third period on.
+fn runs_after_the_hog(kernel: &str) -> Vec<usize> {
+    let mut sc = with_kernel(scenario("smp:1", 1), kernel);
+    sc.hz = 1000;
+    let periodic = |comm: &str, nice: i32, timer: usize, at: u64| {
+        let mut t = task(
+            comm,
+            nice,
+            Policy::Normal,
+            None,
+            periodic_ops(None, 50 * US, 100 * MS, timer),
+        );
+        t.delay_ns = at;
+        t
+    };
+    let l = periodic("l", 19, 0, 5 * MS + 300 * US);
+    let w = periodic("w", 0, 1, 5 * MS + 400 * US);
+    let mut s = sim(&sc, vec![hog("a", 0, None), l, w]);
+    let log = run_logging_switches(&mut s);
+    log.iter()
+        .filter(|r| r.at > 200 * MS && r.prev == Some(0))
+        .filter_map(|r| r.next)
+        .collect()
+}
+
+#[test]
+fn a_preempting_wakee_is_the_next_buddy_under_cfs() {
+    // l wakes first, sleeper-placed 3 ms (sched_latency / 2) left of the hog: its wakeup
+    // granularity at nice 19 (1 ms × 1024 / 15 ≈ 68 ms of vruntime) keeps it from
+    // preempting. w, placed 100 µs of vruntime right of l, preempts (3 ms > 1 ms), and
+    // check_preempt_wakeup marks it the next buddy ("if (!next_buddy_marked)
+    // set_next_buddy(pse)", NEXT_BUDDY off): pick_next_entity takes it over the leftmost
+    // l, which is within l's granularity of it. Then l runs before the hog again.
+    for kernel in ["5.18", "6.1", "6.5"] {
+        let next = runs_after_the_hog(kernel);
+        assert!(next.len() >= 7, "{kernel}: {next:?}");
+        assert!(next.iter().all(|&t| t == 2), "{kernel}: {next:?}");
+    }
+}

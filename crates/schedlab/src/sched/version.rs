@@ -202,6 +202,54 @@ impl KernelVersion {
         self >= KernelVersion::V6_6
     }
 
+    /// calculate_imbalance pulls nothing when the fully busy local group is at or above the
+    /// domain's average load, from 91dcf1e8068e "sched/fair: Fix imbalance overflow" (v6.3;
+    /// stable backports came after 6.1's release). Before, the unsigned difference wraps
+    /// and the busiest group's excess is the imbalance.
+    pub fn guards_imbalance_overflow(self) -> bool {
+        self >= KernelVersion::V6_5
+    }
+
+    /// update_sd_pick_busiest takes the later of two fully busy groups of equal avg_load
+    /// unless the busiest is SMT, from 5fd6d7f43958 "sched/fair: Keep a fully_busy SMT sched
+    /// group as busiest" (v6.5); before, the first one stays.
+    pub fn fully_busy_tie_takes_later_group(self) -> bool {
+        self >= KernelVersion::V6_5
+    }
+
+    /// update_cfs_group leaves the weight of a group entity whose cfs_rq is empty, from
+    /// "sched/fair: Fix update_cfs_group() vs DELAY_DEQUEUE" (Jan 2025, after v6.12's
+    /// release; Fixes 152e11f6df29); before, it is reweighted to calc_group_shares.
+    pub fn preserves_empty_group_weight(self) -> bool {
+        self >= KernelVersion::V6_18
+    }
+
+    /// find_busiest_group forces a misfit pull before its EAS "not overutilized" exit, from
+    /// e5ed0550c04c "sched/fair: unlink misfit task from cpu overutilized" (v6.3); before,
+    /// EAS keeps misfit tasks where they are until the root domain is overutilized.
+    pub fn misfit_overrides_eas(self) -> bool {
+        self >= KernelVersion::V6_5
+    }
+
+    /// detach_tasks halves a task's util per balance failure (shr_bound) for migrate_util,
+    /// from 3af7524b1419 "sched/fair: Use all little CPUs for CPU-bound workloads" (v6.8).
+    pub fn bounds_migrate_util(self) -> bool {
+        self >= KernelVersion::V6_8
+    }
+
+    /// Misfit pulls neither count as a balance failure nor double balance_interval
+    /// (58eeb2d79b54, v6.10), and a task is misfit only where a bigger CPU it may use exists
+    /// (22d5607400c6, v6.10). The model has no 6.10 step: 6.12 on.
+    pub fn refines_misfit_balance(self) -> bool {
+        self >= KernelVersion::V6_12
+    }
+
+    /// update_tg_load_avg pushes at most once per ms from 1528c661c24b "sched/fair:
+    /// Ratelimit update to tg->load_avg" (tip Sep 2023: v6.7).
+    pub fn ratelimits_tg_load_avg(self) -> bool {
+        self >= KernelVersion::V6_8
+    }
+
     /// CONFIG_PREEMPT_LAZY exists from v6.13.
     pub fn has_preempt_lazy(self) -> bool {
         self >= KernelVersion::V6_18

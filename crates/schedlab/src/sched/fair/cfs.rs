@@ -322,7 +322,8 @@ impl Sched {
             }
             self.update_curr(self.entities[se as usize].cfs_rq);
             if self.wakeup_preempt_entity(se, pse) == 1 {
-                if next_buddy_marked {
+                // Bias the pick toward the preempting wakee unless NEXT_BUDDY already did.
+                if !next_buddy_marked {
                     self.set_next_buddy(pse);
                 }
                 break 'decide true;

@@ -94,7 +94,8 @@ impl Sched {
             && !self.entity_eligible(cfs, se)
     }
 
-    /// task_hot: ran on its CPU within sysctl_sched_migration_cost.
+    /// task_hot: ran on its CPU within sysctl_sched_migration_cost, or is a buddy (the
+    /// last buddy exists only under CFS).
     pub fn task_hot(&self, p: TaskId, env: &LbEnv) -> bool {
         let t = &self.tasks[p];
         if t.is_idle_policy() {
@@ -110,7 +111,7 @@ impl Sched {
         let e = &self.entities[se as usize];
         if self.features.on(Feature::CACHE_HOT_BUDDY)
             && self.rqs[env.dst_cpu].nr_running > 0
-            && self.cfs_rqs[e.cfs_rq].next == Some(se)
+            && (self.cfs_rqs[e.cfs_rq].next == Some(se) || self.cfs_rqs[e.cfs_rq].last == Some(se))
         {
             return true;
         }
@@ -248,7 +249,12 @@ impl Sched {
             }
             MigrationType::Util => {
                 let util = self.task_util_est(p);
-                if shr_bound(util) as i64 > env.imbalance {
+                let bounded = if self.cfg.kernel.bounds_migrate_util() {
+                    shr_bound(util)
+                } else {
+                    util
+                };
+                if bounded as i64 > env.imbalance {
                     return false;
                 }
                 env.imbalance -= util as i64;

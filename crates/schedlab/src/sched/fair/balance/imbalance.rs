@@ -43,6 +43,12 @@ pub struct DecideCtx {
     pub eas_balanced: bool,
     /// The kernel has v6.6's SMT-aware balancing (`KernelVersion::has_smt_aware_balance`).
     pub smt_aware: bool,
+    /// calculate_imbalance stops when local is at or above the average load
+    /// (`KernelVersion::guards_imbalance_overflow`).
+    pub avg_load_guard: bool,
+    /// A misfit busiest group is pulled from even when EAS is balanced
+    /// (`KernelVersion::misfit_overrides_eas`).
+    pub misfit_overrides_eas: bool,
 }
 
 /// sibling_imbalance: tasks to move so both groups have the same tasks per core.
@@ -95,11 +101,12 @@ pub fn find_src_group_decision(
     }
     let (busiest, local) = (sds.busiest, sds.local);
     let force = 'decide: {
-        if busiest.group_type == GroupType::MisfitTask {
-            break 'decide true;
-        }
-        if ctx.eas_balanced {
+        let misfit = busiest.group_type == GroupType::MisfitTask;
+        if ctx.eas_balanced && !(misfit && ctx.misfit_overrides_eas) {
             return None;
+        }
+        if misfit {
+            break 'decide true;
         }
         if matches!(
             busiest.group_type,
@@ -192,12 +199,20 @@ pub fn calculate_imbalance(sds: &mut SdLbStats, ctx: &DecideCtx) -> (MigrationTy
             return (MigrationType::Load, 0);
         }
         sds.avg_load = sds.total_load * SCHED_CAPACITY_SCALE / sds.total_capacity.max(1);
-        if local.avg_load >= sds.avg_load {
+        if ctx.avg_load_guard && local.avg_load >= sds.avg_load {
             return (MigrationType::Load, 0);
         }
     }
-    let a = busiest.avg_load.saturating_sub(sds.avg_load) * busiest.group_capacity;
-    let b = sds.avg_load.saturating_sub(local.avg_load) * local.group_capacity;
+    // Unsigned long arithmetic: without the guard a local group above the average wraps
+    // its term, and the busiest group's excess decides.
+    let a = busiest
+        .avg_load
+        .wrapping_sub(sds.avg_load)
+        .wrapping_mul(busiest.group_capacity);
+    let b = sds
+        .avg_load
+        .wrapping_sub(local.avg_load)
+        .wrapping_mul(local.group_capacity);
     (
         MigrationType::Load,
         (a.min(b) / SCHED_CAPACITY_SCALE) as i64,

@@ -95,6 +95,11 @@ impl Sched {
         self.sd.spans[env.dst_grpmask].first() == Some(dst)
     }
 
+    /// A misfit pass that neither counts as a balance failure nor backs off (v6.10 on).
+    fn misfit_pass(&self, env: &LbEnv) -> bool {
+        self.cfg.kernel.refines_misfit_balance() && env.migration_type == MigrationType::Misfit
+    }
+
     /// sched_balance_rq (was load_balance): pull from the busiest CPU of the busiest
     /// group into `this_cpu`; returns the number of tasks moved.
     pub fn sched_balance_rq(
@@ -168,7 +173,9 @@ impl Sched {
                 self.sd.domains[sd].nr_balance_failed = 0;
                 break Exit::Unbalanced;
             }
-            if idle != CpuIdleType::NewlyIdle && env.migration_type != MigrationType::Misfit {
+            let misfit_pass = self.cfg.kernel.refines_misfit_balance()
+                && env.migration_type == MigrationType::Misfit;
+            if idle != CpuIdleType::NewlyIdle && !misfit_pass {
                 self.sd.domains[sd].nr_balance_failed += 1;
             }
             if self.need_active_balance(&env) {
@@ -205,8 +212,8 @@ impl Sched {
             Exit::AllPinned => self.sd.domains[sd].nr_balance_failed = 0,
             Exit::OnePinned => {}
         }
-        // out_one_pinned: back off, except after newidle or misfit passes.
-        if idle == CpuIdleType::NewlyIdle || env.migration_type == MigrationType::Misfit {
+        // out_one_pinned: back off, except after newidle or (from v6.10) misfit passes.
+        if idle == CpuIdleType::NewlyIdle || self.misfit_pass(&env) {
             return 0;
         }
         let d = &mut self.sd.domains[sd];

@@ -25,8 +25,9 @@ impl Sched {
         let load = match p {
             Some(p)
                 if self.tasks[p].nr_cpus_allowed > 1
-                    && self.machine.arch_scale_cpu_capacity(cpu)
-                        < max_allowed_capacity(self, p)
+                    && (!self.cfg.kernel.refines_misfit_balance()
+                        || self.machine.arch_scale_cpu_capacity(cpu)
+                            < max_allowed_capacity(self, p))
                     && !self.task_fits_cpu(p, cpu) =>
             {
                 self.task_h_load(p).max(1)

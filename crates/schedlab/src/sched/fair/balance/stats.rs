@@ -135,9 +135,10 @@ impl Sched {
         if sgs.group_type != busiest.group_type {
             return sgs.group_type > busiest.group_type;
         }
+        let kernel = self.cfg.kernel;
         let has_spare_rule = |sgs: &SgLbStats| -> bool {
-            // smt_vs_nonsmt_groups: only against a real busiest group.
-            if sds.has_busiest && busiest.smt != sgs.smt {
+            // smt_vs_nonsmt_groups (v6.6): only against a real busiest group.
+            if kernel.has_smt_aware_balance() && sds.has_busiest && busiest.smt != sgs.smt {
                 return !(sgs.smt && sgs.sum_h_nr_running <= 1);
             }
             if sgs.idle_cpus > busiest.idle_cpus {
@@ -149,7 +150,9 @@ impl Sched {
             if sgs.avg_load < busiest.avg_load {
                 return false;
             }
-            !(sgs.avg_load == busiest.avg_load && busiest.smt)
+            // avg_load is 0 here: a tie keeps the first group before v6.5.
+            let tie_stays = !kernel.fully_busy_tie_takes_later_group() || busiest.smt;
+            !(sgs.avg_load == busiest.avg_load && tie_stays)
         };
         let pick = match sgs.group_type {
             GroupType::Overloaded => sgs.avg_load > busiest.avg_load,
@@ -289,8 +292,10 @@ impl Sched {
             imb_numa_nr: d.imb_numa_nr,
             eas_balanced: false,
             smt_aware: self.cfg.kernel.has_smt_aware_balance(),
+            avg_load_guard: self.cfg.kernel.guards_imbalance_overflow(),
+            misfit_overrides_eas: self.cfg.kernel.misfit_overrides_eas(),
         };
-        if sds.busiest.group_type != GroupType::MisfitTask && self.sched_energy_enabled() {
+        if self.sched_energy_enabled() {
             ctx.eas_balanced = !self.is_rd_overutilized(env.dst_cpu);
         }
         let (t, imb) = find_src_group_decision(&mut sds, &ctx)?;

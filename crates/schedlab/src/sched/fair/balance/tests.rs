@@ -34,6 +34,8 @@ fn ctx(idle: CpuIdleType) -> DecideCtx {
         imb_numa_nr: 0,
         eas_balanced: false,
         smt_aware: true,
+        avg_load_guard: true,
+        misfit_overrides_eas: true,
     }
 }
 
@@ -185,6 +187,16 @@ fn calculate_imbalance_cases() {
         calculate_imbalance(&mut sds, &idle),
         (MigrationType::Load, 0)
     );
+    // Before 91dcf1e8068e (v6.3) the local term wraps: (2000 − 2100) as unsigned long
+    // times 1024 is far above the busiest's (3000 − 2000)·1024, so 1000 moves.
+    let v61 = DecideCtx {
+        avg_load_guard: false,
+        ..idle
+    };
+    assert_eq!(
+        calculate_imbalance(&mut sds, &v61),
+        (MigrationType::Load, 1000)
+    );
 }
 
 #[test]
@@ -232,6 +244,12 @@ fn find_src_group_decision_matrix() {
         find_src_group_decision(&mut sds, &eas_asym),
         Some((MigrationType::Misfit, 1))
     );
+    // Before e5ed0550c04c (v6.3) the EAS exit comes first, misfit or not.
+    let eas_first = DecideCtx {
+        misfit_overrides_eas: false,
+        ..eas_asym
+    };
+    assert_eq!(find_src_group_decision(&mut sds, &eas_first), None);
     // Local busier type than busiest: balanced.
     sds.busiest = SgLbStats {
         group_type: GroupType::FullyBusy,

@@ -39,15 +39,16 @@ impl Sched {
     }
 
     /// update_tg_load_avg: push this cfs_rq's load into tg->load_avg when
-    /// it moved by more than 1/64 of the last push, at most once per ms.
+    /// it moved by more than 1/64 of the last push, at most once per ms from v6.7.
     pub(crate) fn update_tg_load_avg(&mut self, cfs: CfsRqId) {
         let tg = self.cfs_rqs[cfs].grp.tg;
         if tg == ROOT_TG {
             return;
         }
         let now = self.now;
+        let ratelimit = self.cfg.kernel.ratelimits_tg_load_avg();
         let rq = &mut self.cfs_rqs[cfs];
-        if now.saturating_sub(rq.grp.last_update_tg_load_avg) < TG_LOAD_AVG_RATE_NS {
+        if ratelimit && now.saturating_sub(rq.grp.last_update_tg_load_avg) < TG_LOAD_AVG_RATE_NS {
             return;
         }
         let delta = rq.avg.load_avg as i64 - rq.grp.tg_load_avg_contrib as i64;

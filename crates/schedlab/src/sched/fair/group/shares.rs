@@ -37,13 +37,13 @@ impl Sched {
         shares.clamp(MIN_SHARES as i64, tg_shares) as u64
     }
 
-    /// update_cfs_group: reweight a group entity to its share; skipped while its cfs_rq is
-    /// empty, so an emptied (delayed) group keeps its weight.
+    /// update_cfs_group: reweight a group entity to its share; from v6.13 skipped while its
+    /// cfs_rq is empty, so an emptied (delayed) group keeps its weight.
     pub(crate) fn update_cfs_group(&mut self, se: EntityId) {
         let Some(gcfs) = self.entities[se as usize].my_q else {
             return;
         };
-        if self.cfs_rqs[gcfs].load.weight == 0 {
+        if self.cfs_rqs[gcfs].load.weight == 0 && self.cfg.kernel.preserves_empty_group_weight() {
             return;
         }
         let shares = self.calc_group_shares(gcfs);
