@@ -352,3 +352,25 @@ fn a_tie_between_fully_busy_groups_keeps_the_first_before_v6_5() {
         );
     }
 }
+
+/// rq->misfit_task_load of the CPU a nice-0 hog allowed on Pixel 6's two big CPUs runs
+/// on, 200 ms in, under `kernel`.
+fn misfit_load_of_a_big_cpu_hog(kernel: &str) -> u64 {
+    let mut sc = scenario("pixel6", 1);
+    sc.kernel = Some(schedlab::sched::version::KernelVersion::parse(kernel, "test").unwrap());
+    let mut s = sim(&sc, vec![hog("big", 0, Some(vec![6, 7]))]);
+    s.advance_clock(200 * MS);
+    let cpu = s.sched.tasks[0].cpu;
+    assert!(cpu >= 6, "on a big CPU: {cpu}");
+    s.sched.rqs[cpu].lb.misfit_task_load
+}
+
+#[test]
+fn a_task_on_its_biggest_allowed_cpu_is_misfit_only_before_v6_10() {
+    // Its util (~1000) does not fit 1024 with the 20% margin. 22d5607400c6 (v6.10) clears
+    // misfit when no allowed CPU is bigger; 6.6 still marks it, and a balance pass runs
+    // for it (group_misfit_task) with nowhere to go.
+    assert!(misfit_load_of_a_big_cpu_hog("6.6") > 0);
+    assert_eq!(misfit_load_of_a_big_cpu_hog("6.12"), 0);
+    assert_eq!(misfit_load_of_a_big_cpu_hog("current"), 0);
+}

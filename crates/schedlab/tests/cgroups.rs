@@ -400,3 +400,41 @@ fn tg_load_avg_is_pushed_at_most_once_a_millisecond_from_v6_7() {
     assert!(unlimited.len() > limited.len() + 30, "{}", unlimited.len());
     assert!(unlimited.iter().any(|&g| g < MS / 2), "{unlimited:?}");
 }
+
+/// The weight of group /g's entity on CPU 1 of smp:2 under `kernel`, 1 s in, while its
+/// only task there sleeps: /g holds a hog pinned to CPU 0 and a task pinned to CPU 1
+/// that runs 100 µs every 10 ms (so its load_avg is small beside its 1024 weight).
+fn empty_group_entity_weight(kernel: &str) -> u64 {
+    let mut sc = with_groups("smp:2", 2, vec![group("/g", 100, &["*"])]);
+    sc.kernel = Some(schedlab::sched::version::KernelVersion::parse(kernel, "test").unwrap());
+    let sleeper = task(
+        "s",
+        0,
+        Policy::Normal,
+        Some(vec![1]),
+        vec![
+            Op::LoopBegin { count: None },
+            Op::Run { work_ns: 100 * US },
+            Op::Sleep { ns: 10 * MS },
+            Op::LoopEnd,
+        ],
+    );
+    let mut s = sim(&sc, vec![hog("h", 0, Some(vec![0])), sleeper]);
+    s.advance_clock(NSEC_PER_SEC + 5 * MS);
+    assert_eq!(s.sched.rqs[1].nr_running, 0, "the sleeper sleeps");
+    let g = s.sched.groups.iter().position(|g| g.path == "/g").unwrap();
+    let se = s.sched.groups[g].se[1].unwrap();
+    s.sched.entities[se as usize].load.weight
+}
+
+#[test]
+fn an_emptied_group_keeps_its_weight_only_from_the_delay_dequeue_fix() {
+    // Before "sched/fair: Fix update_cfs_group() vs DELAY_DEQUEUE" (Jan 2025) the dequeue
+    // reweights the empty group's entity by its decayed load_avg alone: a few % of the
+    // group's shares. After it the entity keeps the weight it had while runnable, when
+    // its cfs_rq's load counted the task's full weight (about half the shares).
+    let old = empty_group_entity_weight("6.8");
+    let new = empty_group_entity_weight("6.18");
+    assert!(old < 100 << 10, "{old}");
+    assert!(new > 400 << 10, "{new}");
+}

@@ -316,3 +316,32 @@ fn prefer_sibling_spreads_by_cores_from_v6_6_and_by_task_count_before() {
         (MigrationType::Task, 1)
     );
 }
+
+#[test]
+fn task_hot_counts_the_next_and_the_last_buddy() {
+    use super::lb::LbEnv;
+    use crate::machine::presets::smp;
+    use crate::sched::features::Features;
+    use crate::sched::version::KernelVersion;
+    use crate::sched::{PreemptModel, Sched, TaskAttrs};
+    let mut s = Sched::new(
+        smp(2),
+        Features::for_kernel(KernelVersion::V6_1),
+        250,
+        PreemptModel::None,
+    );
+    s.cfg.kernel = KernelVersion::V6_1;
+    let p = s.add_task(&TaskAttrs::new("p".to_string()));
+    s.now = 100_000_000; // long past its exec_start: not hot by time
+    s.rqs[1].nr_running = 1;
+    let sd = s.sd.for_each_domain(1).next().expect("smp:2 has a domain");
+    let env = LbEnv::new(&s, 1, sd, CpuIdleType::Idle);
+    assert!(!s.task_hot(p, &env));
+    let (se, cfs) = (s.tasks[p].se, s.entities[s.tasks[p].se as usize].cfs_rq);
+    // CACHE_HOT_BUDDY: the buddies of CFS (next and last) stay where they are.
+    s.cfs_rqs[cfs].last = Some(se);
+    assert!(s.task_hot(p, &env));
+    s.cfs_rqs[cfs].last = None;
+    s.cfs_rqs[cfs].next = Some(se);
+    assert!(s.task_hot(p, &env));
+}
