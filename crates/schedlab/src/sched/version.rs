@@ -244,6 +244,14 @@ impl KernelVersion {
         self >= KernelVersion::V6_12
     }
 
+    /// update_sg_lb_stats counts a CPU's misfit load only when the balancing CPU is bigger
+    /// than the group's biggest: today's model. No release up to 6.18 does (6.1 and 6.5 count
+    /// it always and update_sd_pick_busiest then rejects such a group; the commit that
+    /// moved the test was not found, so only `current` has it).
+    pub fn counts_misfit_only_for_bigger_dst(self) -> bool {
+        self == KernelVersion::Current
+    }
+
     /// update_tg_load_avg pushes at most once per ms from 1528c661c24b "sched/fair:
     /// Ratelimit update to tg->load_avg" (tip Sep 2023: v6.7).
     pub fn ratelimits_tg_load_avg(self) -> bool {

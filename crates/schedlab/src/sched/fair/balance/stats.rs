@@ -78,7 +78,9 @@ impl Sched {
                 let misfit = rq.lb.misfit_task_load;
                 if misfit > 0 {
                     *sg_overloaded = true;
-                    if capacity_greater(self.capacity_of(env.dst_cpu), sgc.max_capacity) {
+                    if !self.cfg.kernel.counts_misfit_only_for_bigger_dst()
+                        || capacity_greater(self.capacity_of(env.dst_cpu), sgc.max_capacity)
+                    {
                         sgs.group_misfit_task_load = sgs.group_misfit_task_load.max(misfit);
                     }
                 }
