@@ -252,6 +252,22 @@ impl KernelVersion {
         self == KernelVersion::Current
     }
 
+    /// find_energy_efficient_cpu ranks candidates by util_fits_cpu's classes (uclamp_min
+    /// misses as −1, v6.2) and evaluates a domain's max-spare CPU only when it has more spare
+    /// capacity than prev_cpu (v6.2/6.3, both in the 6.5 tree); 5.18 and 6.1 (v6.1-rc7 tree)
+    /// skip a CPU unless fits_capacity(uclamp_rq_util_with(util), capacity) holds and take
+    /// the max-spare CPU whatever prev's spare capacity.
+    pub fn feec_fits_classes(self) -> bool {
+        self >= KernelVersion::V6_5
+    }
+
+    /// find_energy_efficient_cpu leaves prev_cpu only when the best CPU saves more than
+    /// 1/16 of prev's energy (prev_delta + base_energy) until b812fc9768e0 "sched/fair:
+    /// Remove the energy margin in feec()" (v6.0): 5.18.
+    pub fn feec_energy_margin(self) -> bool {
+        self < KernelVersion::V6_1
+    }
+
     /// update_tg_load_avg pushes at most once per ms from 1528c661c24b "sched/fair:
     /// Ratelimit update to tg->load_avg" (tip Sep 2023: v6.7).
     pub fn ratelimits_tg_load_avg(self) -> bool {

@@ -1,6 +1,7 @@
 //! find_energy_efficient_cpu: the EAS wake-up path (fair.c).
 
 use crate::machine::CpuId;
+use crate::sched::capacity::fits_capacity;
 use crate::sched::energy_model::EnergyEnv;
 use crate::sched::uclamp::UclampId;
 use crate::sched::{Sched, TaskId};
@@ -45,6 +46,9 @@ impl Sched {
             return Some(prev_cpu);
         }
         let task_busy_time = self.eenv_task_busy_time(p, prev_cpu);
+        let classes = self.cfg.kernel.feec_fits_classes();
+        // 5.18's margin is a share of the energy of every domain evaluated (base_energy).
+        let mut base_energy = 0u64;
         let mut prev: Option<(i32, u64, u64)> = None; // (fits, energy delta, actual capacity)
         let mut best: Option<(Candidate, u64)> = None; // (candidate, energy delta)
         let mut best_delta = u64::MAX;
@@ -73,7 +77,17 @@ impl Sched {
                     min = min.max(self.uclamp_rq_get(cpu, UclampId::Min));
                     max = max.max(self.uclamp_rq_get(cpu, UclampId::Max));
                 }
-                let fits = self.util_fits_cpu(util, min, max, cpu);
+                let fits = if classes {
+                    self.util_fits_cpu(util, min, max, cpu)
+                } else {
+                    // uclamp_rq_util_with, then fits_capacity: a yes or no.
+                    let clamped = if min >= max {
+                        min
+                    } else {
+                        util.clamp(min, max)
+                    };
+                    fits_capacity(clamped, cap) as i32
+                };
                 if fits == 0 {
                     continue;
                 }
@@ -96,6 +110,7 @@ impl Sched {
             }
             self.eenv_pd_busy_time(&mut eenv, d, p);
             let base = self.compute_energy(&eenv, d, p, None);
+            base_energy += base;
             if let Some((fits, _)) = prev_here {
                 let e = self.compute_energy(&eenv, d, p, Some(prev_cpu));
                 if e < base {
@@ -109,7 +124,7 @@ impl Sched {
             let Some(c) = max_spare else {
                 continue;
             };
-            if prev_spare.is_some_and(|ps| c.spare <= ps) {
+            if classes && prev_spare.is_some_and(|ps| c.spare <= ps) {
                 continue;
             }
             if let Some((b, _)) = best {
@@ -134,6 +149,18 @@ impl Sched {
         let Some((b, b_delta)) = best else {
             return Some(prev_cpu);
         };
+        if self.cfg.kernel.feec_energy_margin() {
+            // Leave prev_cpu only for a saving above 1/16 (prev unusable: always).
+            let Some((_, prev_delta, _)) = prev else {
+                return Some(b.cpu);
+            };
+            let saving = prev_delta.saturating_sub(b_delta);
+            return Some(if saving > (prev_delta + base_energy) >> 4 {
+                b.cpu
+            } else {
+                prev_cpu
+            });
+        }
         // A prev_cpu that was no candidate ranks as the kernel's initial values.
         let (prev_fits, prev_delta, prev_actual) = prev.unwrap_or((-1, u64::MAX, 0));
         let choose_best = b.fits > prev_fits
