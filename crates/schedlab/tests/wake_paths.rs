@@ -276,3 +276,50 @@ fn ttwu_queue_sends_wake_ups_to_idle_cpus_by_ipi() {
     assert_eq!(delay_q, delay_d);
     assert!(delay_q >= 5 * US, "{delay_q}");
 }
+
+/// The small task asleep with util `p_util` (its prev CPU's blocked util, every other CPU
+/// idle with none) after 500 ms under 5.18: its prev CPU, then the CPU EAS picks for it by
+/// 5.18's rule and, on the same state, by 6.1's.
+fn feec_picks_518_and_61(p_util: u64) -> (usize, usize, usize) {
+    use schedlab::sched::version::KernelVersion;
+    let mut sc = scenario("pixel6", 2);
+    sc.governor = Governor::Schedutil;
+    sc.kernel = Some(KernelVersion::V5_18);
+    let small = task(
+        "small",
+        0,
+        Policy::Normal,
+        None,
+        periodic_ops(None, 250 * US, 16 * MS, 0),
+    );
+    let mut s = sim(&sc, vec![small]);
+    s.run_until(500 * MS);
+    let p = 0;
+    let se = s.sched.tasks[p].se as usize;
+    let prev = s.sched.tasks[p].cpu;
+    for cpu in 0..8 {
+        let root = s.sched.rqs[cpu].cfs;
+        let rq = &mut s.sched.cfs_rqs[root].avg;
+        rq.util_avg = if cpu == prev { p_util } else { 0 };
+        rq.util_est = 0;
+    }
+    s.sched.entities[se].avg.util_avg = p_util;
+    s.sched.entities[se].avg.util_est = 0;
+    s.sched.rd.overutilized = false;
+    let v518 = s.sched.select_task_rq_fair(p, prev, wf::TTWU, prev);
+    s.sched.cfg.kernel = KernelVersion::V6_1;
+    let v61 = s.sched.select_task_rq_fair(p, prev, wf::TTWU, prev);
+    (prev, v518, v61)
+}
+
+#[test]
+fn feec_on_5_18_leaves_prev_only_for_a_saving_above_a_sixteenth() {
+    // util 20 on a mid CPU: a little CPU costs 81,576 against prev's 85,316 (the model's
+    // energy units; the little domain is idle, so base_energy is 0). 6.1 takes any saving;
+    // 5.18 needs more than 85,316 / 16 = 5,332 and keeps prev (b812fc9768e0, v6.0, removed
+    // the margin).
+    let (prev, v518, v61) = feec_picks_518_and_61(20);
+    assert_eq!(prev, 4, "the 5.18 run leaves the task on a mid CPU");
+    assert_eq!(v518, prev);
+    assert!(v61 < 4, "6.1 moves it to a little CPU: {v61}");
+}
