@@ -173,9 +173,7 @@ impl Sched {
                 self.sd.domains[sd].nr_balance_failed = 0;
                 break Exit::Unbalanced;
             }
-            let misfit_pass = self.cfg.kernel.refines_misfit_balance()
-                && env.migration_type == MigrationType::Misfit;
-            if idle != CpuIdleType::NewlyIdle && !misfit_pass {
+            if idle != CpuIdleType::NewlyIdle && !self.misfit_pass(&env) {
                 self.sd.domains[sd].nr_balance_failed += 1;
             }
             if self.need_active_balance(&env) {
