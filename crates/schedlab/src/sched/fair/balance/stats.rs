@@ -297,7 +297,11 @@ impl Sched {
             avg_load_guard: self.cfg.kernel.guards_imbalance_overflow(),
             misfit_overrides_eas: self.cfg.kernel.misfit_overrides_eas(),
         };
-        if self.sched_energy_enabled() {
+        // READ_ONCE(rd->overutilized) costs a line read: from v6.3 a misfit busiest group
+        // is forced before it, so the kernel does not read it then.
+        let misfit_first =
+            ctx.misfit_overrides_eas && sds.busiest.group_type == GroupType::MisfitTask;
+        if !misfit_first && self.sched_energy_enabled() {
             ctx.eas_balanced = !self.is_rd_overutilized(env.dst_cpu);
         }
         let (t, imb) = find_src_group_decision(&mut sds, &ctx)?;
