@@ -271,7 +271,7 @@ fn prio_lb_changes_nothing_without_sched_idle_tasks() {
 /// When (ms) the free hog of `free_behind_pinned` first leaves CPU 0 under `kernel`.
 fn first_move_ms(kernel: &str) -> u64 {
     let mut sc = scenario("smp:2", 2);
-    sc.kernel = Some(schedlab::sched::version::KernelVersion::parse(kernel, "t").unwrap());
+    sc.kernel = Some(kernel_version(kernel));
     // The free hog runs first, then 40 hogs pinned to CPU 0 run after it: it sits ahead
     // of more than loop_max (32) pinned tasks in the rq's cfs_tasks list.
     let mut tasks = vec![hog_from("free", 0, 2)];
@@ -321,7 +321,7 @@ fn first_pull_among_fully_busy_llcs(kernel: &str) -> Vec<usize> {
     let path = dir.path().join("three-llcs.toml");
     std::fs::write(&path, THREE_LLCS).unwrap();
     let mut sc = scenario(path.to_str().unwrap(), 1);
-    sc.kernel = Some(schedlab::sched::version::KernelVersion::parse(kernel, "test").unwrap());
+    sc.kernel = Some(kernel_version(kernel));
     let settled = |c: usize| {
         let mut t = hog_from(&format!("h{c}"), c, 6);
         t.program.insert(0, Op::Run { work_ns: 200 * MS });
@@ -357,7 +357,7 @@ fn a_tie_between_fully_busy_groups_keeps_the_first_before_v6_5() {
 /// on, 200 ms in, under `kernel`.
 fn misfit_load_of_a_big_cpu_hog(kernel: &str) -> u64 {
     let mut sc = scenario("pixel6", 1);
-    sc.kernel = Some(schedlab::sched::version::KernelVersion::parse(kernel, "test").unwrap());
+    sc.kernel = Some(kernel_version(kernel));
     let mut s = sim(&sc, vec![hog("big", 0, Some(vec![6, 7]))]);
     s.advance_clock(200 * MS);
     let cpu = s.sched.tasks[0].cpu;

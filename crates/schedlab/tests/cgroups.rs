@@ -359,7 +359,7 @@ fn text_traces_carry_the_group_path() {
 /// one step show as one, so a gap seen is never shorter than the true one).
 fn tg_load_avg_push_gaps(kernel: &str) -> Vec<u64> {
     let mut sc = with_groups("smp:1", 2, vec![group("/g", 100, &["p"])]);
-    sc.kernel = Some(schedlab::sched::version::KernelVersion::parse(kernel, "test").unwrap());
+    sc.kernel = Some(kernel_version(kernel));
     sc.hz = 1000;
     let worker = task(
         "p",
@@ -406,7 +406,7 @@ fn tg_load_avg_is_pushed_at_most_once_a_millisecond_from_v6_7() {
 /// that runs 100 µs every 10 ms (so its load_avg is small beside its 1024 weight).
 fn empty_group_entity_weight(kernel: &str) -> u64 {
     let mut sc = with_groups("smp:2", 2, vec![group("/g", 100, &["*"])]);
-    sc.kernel = Some(schedlab::sched::version::KernelVersion::parse(kernel, "test").unwrap());
+    sc.kernel = Some(kernel_version(kernel));
     let sleeper = task(
         "s",
         0,

@@ -6,7 +6,6 @@ mod common;
 use common::*;
 use schedlab::experiment::Scenario;
 use schedlab::metrics::latency::LatencySummary;
-use schedlab::sched::version::KernelVersion;
 use schedlab::workload::{Op, Policy};
 
 /// Context-switch cost: the latency of a wake-up that preempts at once.
@@ -105,7 +104,7 @@ fn no_wakeup_preemption_waits_for_the_tick() {
 fn unshort_sleeper_latency(kernel: &str) -> LatencySummary {
     sleeper_latency("NO_PREEMPT_SHORT", |sc| {
         sc.hz = 1000;
-        sc.kernel = Some(KernelVersion::parse(kernel, "test").unwrap());
+        sc.kernel = Some(kernel_version(kernel));
     })
 }
 

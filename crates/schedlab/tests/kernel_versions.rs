@@ -12,7 +12,7 @@ use schedlab::simulation::Simulation;
 use schedlab::workload::{Op, Policy};
 
 fn v(s: &str) -> KernelVersion {
-    KernelVersion::parse(s, "test").unwrap()
+    kernel_version(s)
 }
 
 fn with_kernel(mut sc: Scenario, k: &str) -> Scenario {

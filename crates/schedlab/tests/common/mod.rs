@@ -4,6 +4,7 @@
 use schedlab::experiment::run::{execute, prepare};
 use schedlab::experiment::RunResult;
 use schedlab::experiment::{PreemptModel, Scenario};
+use schedlab::sched::version::KernelVersion;
 use schedlab::simulation::Simulation;
 use schedlab::time::{Ns, NSEC_PER_SEC};
 use schedlab::workload::{Op, Policy, TaskSpec, Workload};
@@ -105,6 +106,11 @@ pub fn run_logging_switches(s: &mut Simulation) -> Vec<schedlab::sched::SwitchRe
         s.sched.invariant_messages
     );
     s.sched.switch_log.take().unwrap()
+}
+
+/// A `--kernel` name the tests know to be valid ("6.1", "current").
+pub fn kernel_version(name: &str) -> KernelVersion {
+    KernelVersion::parse(name, "test").expect("a supported kernel version")
 }
 
 pub fn with_preempt(mut sc: Scenario, p: PreemptModel) -> Scenario {
