@@ -68,6 +68,11 @@ pub struct ScenarioArgs {
     /// tick phase, as on a real machine).
     #[arg(long)]
     tick_aligned: bool,
+    /// Start the run at boot: each sched domain's first periodic balance waits one
+    /// balance interval (by default the machine has been idle before the run and every
+    /// level balances at the first tick).
+    #[arg(long)]
+    boot_start: bool,
     /// Every task's timer slack: how late a sleep may end (default 50us, the kernel's;
     /// 0us wakes sleepers exactly on time).
     #[arg(long, value_name = "DURATION")]
@@ -247,6 +252,9 @@ pub fn build_scenario(args: &ScenarioArgs) -> Result<Scenario, InputError> {
     }
     if args.tick_aligned {
         apply_flag(&mut sc, "tick_aligned", FlagValue::Switch, "--tick-aligned")?;
+    }
+    if args.boot_start {
+        apply_flag(&mut sc, "boot_start", FlagValue::Switch, "--boot-start")?;
     }
     // A calibrated machine file's [kernel] table fills the settings not given here.
     let (g, file) = args.given();

@@ -374,3 +374,63 @@ fn a_task_on_its_biggest_allowed_cpu_is_misfit_only_before_v6_10() {
     assert_eq!(misfit_load_of_a_big_cpu_hog("6.12"), 0);
     assert_eq!(misfit_load_of_a_big_cpu_hog("current"), 0);
 }
+
+/// Two nodes of 32 CPUs (one LLC each), SLIT 10/20: an MC domain of 32 CPUs and a NUMA
+/// domain of 64 (balance_interval 64 ms when idle).
+fn two_nodes_toml() -> String {
+    let cpus: Vec<String> = (0..64)
+        .map(|c| {
+            let node = c / 32;
+            format!("  {{ id = {c}, capacity = 1024, core = {c}, llc = {node}, package = {node}, node = {node} }},")
+        })
+        .collect();
+    format!(
+        "name = \"two-nodes\"\ncpu = [\n{}\n]\n[numa]\ndistance = [[10, 20], [20, 10]]\n\
+         [[freq_domain]]\ncpus = \"0-63\"\nopps = [{{ khz = 2000000 }}]\n",
+        cpus.join("\n")
+    )
+}
+
+/// The jiffies at which the NUMA level of node 1's first CPU (CPU 32) last balanced, at
+/// 5 ms and at 70 ms, while 48 hogs keep node 0 busy and node 1 idle.
+fn numa_last_balance(boot_start: bool) -> [u64; 2] {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two-nodes.toml");
+    std::fs::write(&path, two_nodes_toml()).unwrap();
+    let mut sc = scenario(path.to_str().unwrap(), 1);
+    sc.boot_start = boot_start;
+    let tasks = (0..48).map(|i| {
+        task(
+            &format!("h{i}"),
+            0,
+            Policy::Normal,
+            Some(vec![i % 32]),
+            hog_program(),
+        )
+    });
+    let mut s = sim(&sc, tasks.collect());
+    let numa = |s: &Simulation| {
+        let mut d = s.sched.sd.cpus[32].sd.unwrap();
+        while let Some(p) = s.sched.sd.domains[d].parent {
+            d = p;
+        }
+        assert_eq!(s.sched.sd.domains[d].name, "NUMA");
+        s.sched.sd.domains[d].last_balance
+    };
+    s.advance_clock(5 * MS);
+    let early = numa(&s);
+    s.advance_clock(70 * MS);
+    assert_clean(&s);
+    [early, numa(&s)]
+}
+
+#[test]
+fn an_idle_machine_balances_every_level_at_the_first_tick() {
+    // sd_init stamps sd->last_balance with the jiffies of the domain build (boot). A
+    // machine idle since then has every level overdue when the run starts, so node 1's
+    // idle CPUs balance across the NUMA level at the first tick (4 ms, HZ 250). Started
+    // at boot (`boot_start`), that level waits its 64 ms interval (16 jiffies).
+    let start = 300 * 250;
+    assert_eq!(numa_last_balance(false), [start + 1, start + 17]);
+    assert_eq!(numa_last_balance(true), [0, 16]);
+}

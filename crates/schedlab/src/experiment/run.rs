@@ -172,6 +172,9 @@ pub fn prepare_on(
     sim.sched.timer_noise = scenario.noise.timer_noise(scenario.seed);
     sim.sched.lb.seed(scenario.seed);
     sim.sched.cfg.timer_slack_ns = scenario.timer_slack_ns;
+    if scenario.boot_start {
+        sim.sched.cfg.uptime_at_start_s = 0;
+    }
     if !scenario.tick_aligned {
         sim.sched.cfg.tick_offset = tick_phases(scenario.seed, n, sim.sched.cfg.tick_nsec());
     }

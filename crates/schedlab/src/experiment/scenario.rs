@@ -41,6 +41,11 @@ pub struct Scenario {
     /// `--tick-aligned` / `tick_aligned = true`: every CPU's tick on one grid from t=0, as
     /// before per-seed tick phases (docs/model.md, Time, work and events).
     pub tick_aligned: bool,
+    /// `--boot-start` / `boot_start = true`: the run starts at boot, so each domain's
+    /// first periodic balance waits one interval; by default the machine has been idle
+    /// for five minutes and every level is due at the first tick (docs/model.md, Load
+    /// balancing).
+    pub boot_start: bool,
     /// `--timer-slack` / `timer_slack = "50us"`: every task's timer slack (the kernel's
     /// default 50 µs; 0 fires every sleep exactly on time).
     pub timer_slack_ns: Ns,
@@ -70,6 +75,7 @@ impl Default for Scenario {
             cgroups: Vec::new(),
             autogroup: false,
             tick_aligned: false,
+            boot_start: false,
             timer_slack_ns: crate::sched::TIMER_SLACK_NS,
             trace: None,
         }

@@ -49,6 +49,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "cgroups",
     "autogroup",
     "tick_aligned",
+    "boot_start",
     "timer_slack",
 ];
 
@@ -266,6 +267,10 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
         }
         "tick_aligned" => match value {
             Value::Boolean(b) => sc.tick_aligned = *b,
+            other => return Err(wrong_type(&at(), "true or false", other)),
+        },
+        "boot_start" => match value {
+            Value::Boolean(b) => sc.boot_start = *b,
             other => return Err(wrong_type(&at(), "true or false", other)),
         },
         "noise" => sc.noise = noise(value, src, Default::default())?,

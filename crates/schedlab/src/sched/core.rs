@@ -10,6 +10,7 @@ use super::version::KernelVersion;
 use super::{
     base_slice_for, sysctl_factor, CfsRq, CfsTunables, Rq, RqSim, Sched, SchedConfig, SchedEntity,
     Task, TaskId, TaskSim, TaskState, TaskStats, Work, TIMER_SLACK_NS, TUNABLESCALING_LOG,
+    UPTIME_AT_START_S,
 };
 use crate::engine::queue::CpuTimer;
 use crate::engine::{Event, EventQueue};
@@ -68,6 +69,7 @@ impl Sched {
                 rt_runtime_ns: Some(super::rt::bandwidth::DEF_RT_RUNTIME_NS),
                 rt_period_ns: super::rt::bandwidth::DEF_RT_PERIOD_NS,
                 rr_timeslice_ms: super::rt::RR_TIMESLICE_MS,
+                uptime_at_start_s: UPTIME_AT_START_S,
             },
             machine,
             features,

@@ -390,6 +390,11 @@ pub struct SchedConfig {
     pub rt_period_ns: Ns,
     /// sysctl sched_rr_timeslice_ms (RR_TIMESLICE, 100 ms by default).
     pub rr_timeslice_ms: u64,
+    /// Seconds the machine has been up, idle, when the run starts: jiffies start there
+    /// while every balance timestamp (sd->last_balance, rq->next_balance) is from boot,
+    /// so each level's periodic balance is due at the first tick, as on a machine idle
+    /// before an experiment (0: the run starts at boot; docs/model.md, Load balancing).
+    pub uptime_at_start_s: u64,
 }
 
 /// The CFS-era tunables (fair.c, v5.18 – v6.5; debugfs latency_ns, min_granularity_ns,
@@ -469,6 +474,11 @@ impl SchedConfig {
 
 /// The default timer slack of a task (init_task.timer_slack_ns, 50 µs).
 pub const TIMER_SLACK_NS: Ns = 50_000;
+
+/// How long the machine has been up, idle, when a run starts (SchedConfig::
+/// uptime_at_start_s): five minutes, longer than any balance interval up to 3,000 CPUs
+/// (max_load_balance_interval is HZ × nr_cpus / 10 jiffies).
+pub const UPTIME_AT_START_S: u64 = 300;
 
 /// normalized_sysctl_sched_base_slice (fair.c).
 pub const NORMALIZED_BASE_SLICE: Ns = 700_000;

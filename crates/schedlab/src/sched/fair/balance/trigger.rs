@@ -27,9 +27,10 @@ impl Sched {
         }
     }
 
-    /// jiffies: ticks since boot at the configured HZ.
+    /// jiffies: ticks since boot at the configured HZ (the run starts
+    /// `uptime_at_start_s` after boot).
     pub fn jiffies(&self) -> u64 {
-        self.now / self.cfg.tick_nsec()
+        self.now / self.cfg.tick_nsec() + self.cfg.uptime_at_start_s * u64::from(self.cfg.hz)
     }
 
     /// sched_balance_trigger, from sched_tick.
