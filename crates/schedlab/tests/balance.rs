@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use schedlab::experiment::Scenario;
 use schedlab::simulation::Simulation;
 use schedlab::workload::{Op, Policy, SchedChange, TaskSpec};
 
@@ -297,6 +298,16 @@ fn v6_1_looks_past_loop_max_while_every_task_seen_is_pinned() {
     assert!(new < old, "6.1 moved it at {new} ms, 5.18 at {old} ms");
 }
 
+/// A one-second scenario on the machine file `toml` (written to a temporary folder that
+/// must outlive the simulation's preparation: keep the returned guard).
+fn scenario_on_file(toml: &str) -> (tempfile::TempDir, Scenario) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("machine.toml");
+    std::fs::write(&path, toml).unwrap();
+    let sc = scenario(path.to_str().unwrap(), 1);
+    (dir, sc)
+}
+
 /// A 6-CPU package of three 2-CPU LLCs (MC groups of one CPU, a PKG domain of three LLC
 /// groups), no SMT, one node.
 const THREE_LLCS: &str = r#"
@@ -317,10 +328,7 @@ opps = [{ khz = 2000000 }]
 /// Hogs created on CPUs 2–5 (two per outer LLC, both fully busy, avg_load 0), then free:
 /// the first LLC the idle one takes a task from under `kernel`, and where every hog ends.
 fn first_pull_among_fully_busy_llcs(kernel: &str) -> Vec<usize> {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("three-llcs.toml");
-    std::fs::write(&path, THREE_LLCS).unwrap();
-    let mut sc = scenario(path.to_str().unwrap(), 1);
+    let (_dir, mut sc) = scenario_on_file(THREE_LLCS);
     sc.kernel = Some(kernel_version(kernel));
     let settled = |c: usize| {
         let mut t = hog_from(&format!("h{c}"), c, 6);
@@ -394,10 +402,7 @@ fn two_nodes_toml() -> String {
 /// The jiffies at which the NUMA level of node 1's first CPU (CPU 32) last balanced, at
 /// 5 ms and at 70 ms, while 48 hogs keep node 0 busy and node 1 idle.
 fn numa_last_balance(boot_start: bool) -> [u64; 2] {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("two-nodes.toml");
-    std::fs::write(&path, two_nodes_toml()).unwrap();
-    let mut sc = scenario(path.to_str().unwrap(), 1);
+    let (_dir, mut sc) = scenario_on_file(&two_nodes_toml());
     sc.boot_start = boot_start;
     let tasks = (0..48).map(|i| {
         task(

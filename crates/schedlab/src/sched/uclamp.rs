@@ -89,6 +89,16 @@ impl Sched {
         }
     }
 
+    /// uclamp_rq_util_with's last step (sched.h): `util` within [min, max], where a min
+    /// at or above max wins (a boosted task on a capped rq).
+    pub fn uclamp_util_with(util: u64, min: u64, max: u64) -> u64 {
+        if min >= max {
+            min
+        } else {
+            util.clamp(min, max)
+        }
+    }
+
     /// uclamp_rq_is_capped: the rq's max clamp holds its utilisation down.
     pub fn uclamp_rq_is_capped(&self, cpu: CpuId) -> bool {
         if !self.uclamp_is_used() {

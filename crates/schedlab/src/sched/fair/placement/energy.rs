@@ -81,12 +81,7 @@ impl Sched {
                     self.util_fits_cpu(util, min, max, cpu)
                 } else {
                     // uclamp_rq_util_with, then fits_capacity: a yes or no.
-                    let clamped = if min >= max {
-                        min
-                    } else {
-                        util.clamp(min, max)
-                    };
-                    fits_capacity(clamped, cap) as i32
+                    fits_capacity(Sched::uclamp_util_with(util, min, max), cap) as i32
                 };
                 if fits == 0 {
                     continue;
