@@ -138,6 +138,15 @@ pub struct Costs {
     pub cacheline_cross_llc_ns: Ns,
     /// … by a CPU of another NUMA node or socket. Default 300 ns.
     pub cacheline_cross_numa_ns: Ns,
+    /// Share, in percent, of such a fetch that a plain store (WRITE_ONCE) stalls its CPU
+    /// for: the store buffer lets the CPU go on while the line comes (x86 TSO, POWER).
+    /// Default 0 (assumed: the fetch is wholly hidden); 100 stalls as a load does.
+    /// Atomic read-modify-writes always wait for the whole fetch.
+    pub cacheline_store_stall_pct: u32,
+    /// Share, in percent, of a line transfer's latency during which the line takes no
+    /// other request (its home agent, or the LLC serving it, is busy with this one).
+    /// Default 100 (assumed, the upper bound: transfers of one line never overlap).
+    pub cacheline_occupancy_pct: u32,
     // Per-operation CPU costs of user-space programs (the front ends read them; the
     // wake-ups these syscalls cause are charged by the kernel model on top), reference
     // ns of a 2.5–3 GHz x86 core, set from this 6.18 AMD EPYC host (docs/machines.md).
@@ -198,6 +207,8 @@ impl Default for Costs {
             cacheline_llc_ns: 40,
             cacheline_cross_llc_ns: 120,
             cacheline_cross_numa_ns: 300,
+            cacheline_store_stall_pct: 0,
+            cacheline_occupancy_pct: 100,
             pipe_write_ns: 250,
             pipe_read_ns: 250,
             socket_send_ns: 700,

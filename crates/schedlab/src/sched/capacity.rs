@@ -1,7 +1,7 @@
 //! CPU capacity, fitting and the root domain's overutilized state (kernel/sched/fair.c).
 
 use super::features::Feature;
-use super::sim::shared_line::SharedLine;
+use super::sim::shared_line::{SharedLine, Store};
 use super::uclamp::UclampId;
 use super::Sched;
 use crate::machine::CpuId;
@@ -162,7 +162,10 @@ impl Sched {
     }
 
     fn rd_write_overutilized(&mut self, cpu: CpuId, v: bool) {
-        let ns = self.rd.line.write(&self.machine, cpu, self.now);
+        let ns = self
+            .rd
+            .line
+            .write(&self.machine, cpu, self.now, Store::Plain);
         self.rd.overutilized_writes += 1;
         self.rd.overutilized = v;
         self.charge_sched_time(cpu, ns, Stall::Deferred);
@@ -177,7 +180,10 @@ impl Sched {
 
     /// WRITE_ONCE(rd->overloaded, v) on `cpu`.
     pub(crate) fn rd_write_overloaded(&mut self, cpu: CpuId, v: bool) {
-        let ns = self.rd.line.write(&self.machine, cpu, self.now);
+        let ns = self
+            .rd
+            .line
+            .write(&self.machine, cpu, self.now, Store::Plain);
         self.rd.overloaded = v;
         self.charge_sched_time(cpu, ns, Stall::Deferred);
     }

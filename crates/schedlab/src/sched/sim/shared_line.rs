@@ -9,10 +9,18 @@
 //! already has the line gets it inside the LLC (a Zen CCX's L3 keeps shadow tags of its
 //! cores' L2s and forwards from them without the fabric); otherwise the line crosses the
 //! interconnect from the CPU that last wrote it. Transfers across the interconnect are
-//! serialised per line (its home agent takes one request at a time), and so are the
+//! serialised per line (its home agent takes one request at a time, for
+//! `cacheline_occupancy_pct` of the transfer's latency: 100 by default), and so are the
 //! transfers inside one LLC, which also wait for the line to arrive there: many CPUs
 //! missing at once (ticks on the same grid, a herd of wake-ups) queue up, but LLCs do not
 //! queue behind each other's local copies.
+//!
+//! A load that misses stalls its CPU until the line arrives. A plain store (WRITE_ONCE)
+//! retires into the store buffer and the CPU goes on while the line is fetched (x86
+//! TSO and POWER both buffer stores), so it stalls only `cacheline_store_stall_pct` of
+//! the fetch (default 0, an assumption; 100 waits as a load does); an atomic
+//! read-modify-write (atomic_inc) must own the line and stalls for all of it. Either
+//! way the line moves: the transfer occupies the queue and invalidates the copies.
 
 use crate::machine::{CpuId, Machine};
 use crate::sched::sim::overhead::Stall;
@@ -55,12 +63,21 @@ pub struct SharedLine {
     pub writes: u64,
     /// Reads and writes that had to fetch the line.
     pub misses: u64,
-    /// Time spent fetching, waiting included.
+    /// Time CPUs stalled on fetches, waiting included (a plain store's hidden part not).
     pub transfer_ns: Ns,
     /// When the line's last transfer across the interconnect completes.
     busy_until: Ns,
     /// Per LLC: when the last transfer into or inside it completes.
     llc_busy_until: Vec<Ns>,
+}
+
+/// How a store reaches the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Store {
+    /// WRITE_ONCE: buffered; the CPU waits for `cacheline_store_stall_pct` of the fetch.
+    Plain,
+    /// atomic_inc / atomic_dec: the CPU waits until it owns the line.
+    Atomic,
 }
 
 /// Transfer time of a line from `from` to `to`: nothing within a core (shared L1/L2),
@@ -112,22 +129,24 @@ impl SharedLine {
         if self.valid_cores.has(core) {
             return 0;
         }
+        // The next request for the line is taken after this share of a transfer.
+        let occupied = |ns: Ns| ns * Ns::from(m.costs.cacheline_occupancy_pct) / 100;
         let done = if self.valid_llcs.has(llc) {
             // From another core of the LLC, once the line has arrived there.
             let slot = self.llc_busy(llc);
-            let done = (*slot).max(now) + m.costs.cacheline_llc_ns;
-            *slot = done;
-            done
+            let start = (*slot).max(now);
+            *slot = start + occupied(m.costs.cacheline_llc_ns);
+            start + m.costs.cacheline_llc_ns
         } else {
             // Across the interconnect from the last writer; the LLC's own later fetches
             // wait for it to arrive.
-            let done = self.busy_until.max(now) + transfer_ns(m, writer, cpu);
-            self.busy_until = done;
+            let ns = transfer_ns(m, writer, cpu);
+            let start = self.busy_until.max(now);
+            self.busy_until = start + occupied(ns);
             let slot = self.llc_busy(llc);
-            *slot = (*slot).max(done);
-            done
+            *slot = (*slot).max(start + ns);
+            start + ns
         };
-        self.transfer_ns += done - now;
         done - now
     }
 
@@ -136,15 +155,22 @@ impl SharedLine {
         self.reads += 1;
         let ns = self.fetch(m, cpu, now);
         self.set_valid(m, cpu);
+        self.transfer_ns += ns;
         ns
     }
 
     /// A store by `cpu` at `now`: it takes the line exclusively; every other copy is
-    /// invalidated (the invalidations themselves cost nothing here).
-    pub fn write(&mut self, m: &Machine, cpu: CpuId, now: Ns) -> Ns {
+    /// invalidated (the invalidations themselves cost nothing here). Returns the time the
+    /// CPU stalls, which for a plain store is only the part the store buffer does not hide.
+    pub fn write(&mut self, m: &Machine, cpu: CpuId, now: Ns, store: Store) -> Ns {
         self.writes += 1;
         let alone = self.holds(cpu) && self.valid.count() == 1;
-        let ns = if alone { 0 } else { self.fetch(m, cpu, now) };
+        let fetch = if alone { 0 } else { self.fetch(m, cpu, now) };
+        let ns = match store {
+            Store::Atomic => fetch,
+            Store::Plain => fetch * Ns::from(m.costs.cacheline_store_stall_pct) / 100,
+        };
+        self.transfer_ns += ns;
         self.valid.clear();
         self.valid_cores.clear();
         self.valid_llcs.clear();
@@ -166,11 +192,11 @@ impl crate::sched::Sched {
     }
 
     /// A store to sched_domain_shared `sh` by `cpu`.
-    pub(crate) fn sd_shared_write(&mut self, cpu: CpuId, sh: usize) {
+    pub(crate) fn sd_shared_write(&mut self, cpu: CpuId, sh: usize, store: Store) {
         if self.sd_shared_lines.len() <= sh {
             self.sd_shared_lines.resize(sh + 1, SharedLine::default());
         }
-        let ns = self.sd_shared_lines[sh].write(&self.machine, cpu, self.now);
+        let ns = self.sd_shared_lines[sh].write(&self.machine, cpu, self.now, store);
         self.charge_sched_time(cpu, ns, Stall::Deferred);
     }
 }
@@ -193,7 +219,11 @@ mod tests {
         };
         // Never written: no owner to fetch from.
         assert_eq!(line.read(&m, 0, at()), 0);
-        assert_eq!(line.write(&m, 0, at()), 0, "CPU 0 already holds it alone");
+        assert_eq!(
+            line.write(&m, 0, at(), Store::Atomic),
+            0,
+            "CPU 0 already holds it alone"
+        );
         // CPU 1 (same LLC, other core) reads: one transfer, then hits.
         assert_eq!(line.read(&m, 1, at()), c.cacheline_llc_ns);
         assert_eq!(line.read(&m, 1, at()), 0);
@@ -203,7 +233,11 @@ mod tests {
         assert_eq!(line.read(&m, 16, at()), c.cacheline_cross_llc_ns);
         assert_eq!(line.read(&m, 100, at()), c.cacheline_cross_numa_ns);
         // A write by CPU 1 (not alone) needs no fetch; then everyone else misses again.
-        assert_eq!(line.write(&m, 1, at()), 0, "CPU 1 has a valid copy");
+        assert_eq!(
+            line.write(&m, 1, at(), Store::Atomic),
+            0,
+            "CPU 1 has a valid copy"
+        );
         assert_eq!(line.read(&m, 0, at()), c.cacheline_llc_ns);
         // The sibling read counts as a fetch too, at no cost.
         assert_eq!((line.reads, line.writes, line.misses), (7, 2, 5));
@@ -217,7 +251,7 @@ mod tests {
         let m = machine_from_name("epyc-9654-2s").unwrap();
         let c = m.costs;
         let mut line = SharedLine::default();
-        line.write(&m, 0, 0);
+        line.write(&m, 0, 0, Store::Atomic);
         let t = 10_000;
         // CPU 16 (LLC 2 of socket 0) misses across LLCs; CPU 17 (its LLC, another core)
         // at the same instant waits for that arrival, then one LLC-local transfer.
@@ -240,7 +274,7 @@ mod tests {
         assert_eq!(line.read(&m, 25, 2 * t), c.cacheline_llc_ns);
         // A store by CPU 100 (socket 1) invalidates every copy: CPU 17 now misses across
         // the sockets from it.
-        line.write(&m, 100, 3 * t);
+        line.write(&m, 100, 3 * t, Store::Atomic);
         assert_eq!(line.read(&m, 17, 4 * t), c.cacheline_cross_numa_ns);
         assert_eq!((line.reads, line.writes, line.misses), (7, 2, 8));
     }
@@ -250,13 +284,56 @@ mod tests {
         let m = machine_from_name("smp:8").unwrap();
         let llc = m.costs.cacheline_llc_ns;
         let mut line = SharedLine::default();
-        line.write(&m, 0, 0);
+        line.write(&m, 0, 0, Store::Atomic);
         // Seven CPUs read at the same instant: the k-th waits for k transfers.
         let stalls: Vec<Ns> = (1..8).map(|c| line.read(&m, c, 10_000)).collect();
         assert_eq!(stalls, (1..8).map(|k| k * llc).collect::<Vec<_>>());
         assert_eq!(line.transfer_ns, llc * (1..8).sum::<u64>());
         // Later, the line is free again.
-        line.write(&m, 3, 50_000);
+        line.write(&m, 3, 50_000, Store::Atomic);
         assert_eq!(line.read(&m, 4, 60_000), llc);
+    }
+
+    /// A plain store does not wait for the line (the store buffer holds it) unless the
+    /// machine says it does, but the line still moves: a load right behind it queues.
+    #[test]
+    fn a_plain_store_moves_the_line_without_stalling_its_cpu() {
+        let mut m = machine_from_name("epyc-9654-2s").unwrap();
+        let numa = m.costs.cacheline_cross_numa_ns;
+        assert_eq!(m.costs.cacheline_store_stall_pct, 0);
+        let mut line = SharedLine::default();
+        line.write(&m, 0, 0, Store::Atomic);
+        // CPU 100 (socket 1) stores: no stall, but the transfer occupies the line.
+        assert_eq!(line.write(&m, 100, 10_000, Store::Plain), 0);
+        // CPU 1 (socket 0) loads at the same instant: behind that transfer, then its own.
+        assert_eq!(line.read(&m, 1, 10_000), 2 * numa);
+        assert_eq!(
+            line.transfer_ns,
+            2 * numa,
+            "the hidden store is not stall time"
+        );
+        // An atomic store by CPU 150 (socket 1, an LLC without a copy) waits for the
+        // line as a load does.
+        let cross_llc = m.costs.cacheline_cross_llc_ns;
+        assert_eq!(line.write(&m, 150, 20_000, Store::Atomic), cross_llc);
+        // Half the fetch exposed: half the stall.
+        m.costs.cacheline_store_stall_pct = 50;
+        assert_eq!(line.write(&m, 2, 30_000, Store::Plain), numa / 2);
+    }
+
+    /// With the home busy for only part of each transfer, a queued request starts that
+    /// much sooner; the requester still waits the whole latency of its own transfer.
+    #[test]
+    fn a_partly_occupied_line_overlaps_transfers() {
+        let mut m = machine_from_name("smp:8").unwrap();
+        m.costs.cacheline_occupancy_pct = 25;
+        let llc = m.costs.cacheline_llc_ns;
+        let mut line = SharedLine::default();
+        line.write(&m, 0, 0, Store::Atomic);
+        let stalls: Vec<Ns> = (1..5).map(|c| line.read(&m, c, 10_000)).collect();
+        assert_eq!(
+            stalls,
+            (0..4).map(|k| k * llc / 4 + llc).collect::<Vec<_>>()
+        );
     }
 }

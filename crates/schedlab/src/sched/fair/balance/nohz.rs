@@ -6,6 +6,7 @@ use super::{msecs_to_jiffies, nohz_flags, CpuIdleType, LOAD_AVG_PERIOD_MS};
 use crate::engine::queue::CpuTimer;
 use crate::machine::CpuId;
 use crate::sched::sim::overhead::SchedFn;
+use crate::sched::sim::shared_line::Store;
 use crate::sched::Sched;
 
 impl Sched {
@@ -46,7 +47,7 @@ impl Sched {
         }
         self.rqs[cpu].lb.sd_nohz_idle = idle;
         // atomic_inc / atomic_dec of nr_busy_cpus: a store to the shared line.
-        self.sd_shared_write(cpu, sh);
+        self.sd_shared_write(cpu, sh, Store::Atomic);
         let s = &mut self.sd.shared[sh];
         if idle {
             s.nr_busy_cpus = s.nr_busy_cpus.saturating_sub(1);

@@ -11,6 +11,7 @@ use crate::sched::capacity::{capacity_greater, rq_capacity};
 use crate::sched::fair::util_est::UtilConsumer;
 use crate::sched::fair::wake_affine::nr_idle_scan_for;
 use crate::sched::features::Feature;
+use crate::sched::sim::shared_line::Store;
 use crate::sched::topology::{DomainId, GroupId, SdFlags};
 use crate::sched::Sched;
 
@@ -273,7 +274,7 @@ impl Sched {
         // READ_ONCE then WRITE_ONCE only on change.
         self.sd_shared_read(env.dst_cpu, sh);
         if self.sd.shared[sh].nr_idle_scan != nr {
-            self.sd_shared_write(env.dst_cpu, sh);
+            self.sd_shared_write(env.dst_cpu, sh, Store::Plain);
             self.sd.shared[sh].nr_idle_scan = nr;
         }
     }

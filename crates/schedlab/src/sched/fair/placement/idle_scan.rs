@@ -3,6 +3,7 @@
 
 use crate::machine::CpuId;
 use crate::sched::features::Feature;
+use crate::sched::sim::shared_line::Store;
 use crate::sched::topology::{CpuMask, DomainId, SdFlags};
 use crate::sched::{Sched, TaskId};
 
@@ -19,7 +20,7 @@ impl Sched {
     /// set_idle_cores (a shared line store).
     pub fn set_idle_cores(&mut self, cpu: CpuId, val: bool) {
         if let Some(s) = self.sd.cpus[cpu].sd_llc_shared {
-            self.sd_shared_write(cpu, s);
+            self.sd_shared_write(cpu, s, Store::Plain);
             self.sd.shared[s].has_idle_cores = val;
         }
     }
