@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seed 000's per-loop view of hackbench result documents (docs/studies.md, "Further
 out"): context switches, migrations and wall time per loop of each sender, CPU time per
-message and CPUs utilized, each column the mean over the documents its glob matches,
+message, CPUs utilized and the root domain line's stall per message, each column the mean over the documents its glob matches,
 beside the thread's totals divided by its 480,000 loops and 6.144 G messages.
   ci/hackbench_per_loop.py 'LABEL=GLOB' ...
   ci/hackbench_per_loop.py '-l 2000=/tmp/scale/_l_2000/runs/baseline-seed*.json' \\
@@ -20,6 +20,8 @@ THREAD = {
     "wall time (µs)": 49 / THREAD_LOOPS * 1e6,
     "CPU per message (µs)": 253.275 * 49 / (32 * 20 * 20 * THREAD_LOOPS) * 1e6,
     "CPUs utilized (not per loop)": 253.275,
+    # Not in the thread (no profile was posted).
+    "root-domain line stall per message (µs)": None,
 }
 
 
@@ -33,6 +35,9 @@ def per_loop(path):
         "wall time (µs)": w["time_s"] / loops * 1e6,
         "CPU per message (µs)": p["task_clock_ns"] / msgs / 1e3,
         "CPUs utilized (not per loop)": p["cpus_utilized"],
+        "root-domain line stall per message (µs)": d["root_domain"]["line_transfer_ns"]
+        / msgs
+        / 1e3,
     }
 
 
@@ -53,7 +58,8 @@ def main(args):
     print("| per loop | " + " | ".join(c for c, _ in cols) + " |")
     print("|---|" + "---|" * len(cols))
     for k, fmt in FORMATS.items():
-        print(f"| {k} | " + " | ".join(fmt.format(c[k]) for _, c in cols) + " |")
+        cells = ("—" if c[k] is None else fmt.format(c[k]) for _, c in cols)
+        print(f"| {k} | " + " | ".join(cells) + " |")
     print("\n(n) = result documents averaged per column.")
 
 
@@ -63,6 +69,7 @@ FORMATS = {
     "wall time (µs)": "{:,.0f}",
     "CPU per message (µs)": "{:.2f}",
     "CPUs utilized (not per loop)": "{:.1f}",
+    "root-domain line stall per message (µs)": "{:.2f}",
 }
 
 
