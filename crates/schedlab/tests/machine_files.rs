@@ -152,6 +152,16 @@ fn each_rule_is_enforced_with_key_and_fix() {
     );
     broken(
         "[costs]",
+        "[costs]\ncacheline_occupancy_pct = 150",
+        "cacheline_occupancy_pct = 150: give 0 to 100",
+    );
+    broken(
+        "[costs]",
+        "[costs]\ncacheline_store_stall_pct = 101",
+        "cacheline_store_stall_pct = 101: give 0 to 100",
+    );
+    broken(
+        "[costs]",
         "[shape]\ncores_per_llc = 2\n[costs]",
         "[shape] cannot be combined",
     );

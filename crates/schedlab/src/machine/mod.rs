@@ -260,6 +260,27 @@ impl Costs {
                  bytes (64 on x86 and arm64, 128 on POWER)"
             ));
         }
+        for (key, pct, what) in [
+            (
+                "smt_busy_speed_pct",
+                self.smt_busy_speed_pct,
+                "an SMT thread is at most as fast beside a busy sibling as alone",
+            ),
+            (
+                "cacheline_store_stall_pct",
+                self.cacheline_store_stall_pct,
+                "a store stalls for at most its whole fetch",
+            ),
+            (
+                "cacheline_occupancy_pct",
+                self.cacheline_occupancy_pct,
+                "a transfer occupies the line for at most its whole latency",
+            ),
+        ] {
+            if pct > 100 {
+                return Err(format!("{key} = {pct}: give 0 to 100 ({what})"));
+            }
+        }
         Ok(())
     }
 
