@@ -65,9 +65,11 @@ pub struct SharedLine {
     pub misses: u64,
     /// Time CPUs stalled on fetches, waiting included (a plain store's hidden part not).
     pub transfer_ns: Ns,
-    /// When the line's last transfer across the interconnect completes.
+    /// When the line takes its next request across the interconnect (the last transfer's
+    /// start plus its occupied share).
     busy_until: Ns,
-    /// Per LLC: when the last transfer into or inside it completes.
+    /// Per LLC: when a transfer inside it may start (the line has arrived there and the
+    /// last local transfer has released it).
     llc_busy_until: Vec<Ns>,
 }
 
