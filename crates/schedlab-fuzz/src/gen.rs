@@ -528,6 +528,8 @@ pub fn machine(r: &mut Rng) -> String {
                 "pipe_write_ns",
                 "matrix_mac_ps",
                 "spin_loop_ps",
+                "cacheline_store_stall_pct",
+                "cacheline_occupancy_pct",
                 "bogus_ns",
             ]);
             out.push_str(&format!("{key} = {}\n", number(r)));
