@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Seed 000's per-loop view of hackbench result documents (docs/studies.md, "Further
 out"): context switches, migrations and wall time per loop of each sender, CPU time per
-message, CPUs utilized and the root domain line's stall per message, each column the mean over the documents its glob matches,
-beside the thread's totals divided by its 480,000 loops and 6.144 G messages.
+message, CPUs utilized and the root domain line's stall per message, each column the
+mean over the documents its glob matches, beside the thread's totals divided by its
+480,000 loops and 6.144 G messages.
   ci/hackbench_per_loop.py 'LABEL=GLOB' ...
   ci/hackbench_per_loop.py '-l 2000=/tmp/scale/_l_2000/runs/baseline-seed*.json' \\
       '-l 96000=/tmp/long/96000/out.json'

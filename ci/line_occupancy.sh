@@ -1,48 +1,48 @@
 #!/usr/bin/env bash
 # Seed 000's base against the root-domain line's occupancy assumption (docs/studies.md,
-# "The line's occupancy"): the util-fits-capacity study's base scenario at each scale
-# (hackbench -l) and each `cacheline_occupancy_pct`, SEEDS seeds each, then the per-loop
-# table of ci/hackbench_per_loop.py with one column per occupancy and scale.
+# "The line's occupancy"): a `schedlab sweep` of the util-fits-capacity study's base
+# scenario over hackbench's -l (SCALES) × `costs.cacheline_occupancy_pct` (OCCUPANCIES),
+# SEEDS seeds each, then the per-loop table of ci/hackbench_per_loop.py with one column
+# per occupancy and scale. Runs are stored in OUT/occupancy.out/runs and reused.
 #   ci/line_occupancy.sh BIN OUT 'SCALES' 'OCCUPANCIES' [SEEDS] [JOBS]
 #   ci/line_occupancy.sh target/release/schedlab /tmp/occ '4000,16000' '100,50,25' 2 2
 set -euo pipefail
-[ $# -ge 4 ] || { sed -n '2,7p' "$0" >&2; exit 2; }
+[ $# -ge 4 ] || { sed -n '2,8p' "$0" >&2; exit 2; }
 bin=$(realpath "$1"); out=$2; scales=$3; occs=$4; seeds=${5:-2}; jobs=${6:-1}
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
+python3 - "$here/studies/util-fits-capacity.toml" "$out/occupancy.toml" "$scales" "$occs" "$seeds" <<'PY'
+import re, sys
+src, dst, scales, occs, seeds = sys.argv[1:]
+study = open(src).read()
+# The study's [scenario] tables, as the sweep's [base] (scenario keys over no file).
+start = study.index("[scenario]")
+end = re.search(r"^\[(?!scenario)", study[start:], re.M)
+base = study[start:start + end.start() if end else len(study)]
+base = re.sub(r"^\[scenario(\.|\])", r"[base\1", base, flags=re.M)
+workload = re.search(r'workloads = \["([^"]*)"\]', base).group(1)
+loads = ", ".join(f'["{re.sub(r"-l [0-9]+", f"-l {l}", workload)}"]' for l in scales.split(","))
+open(dst, "w").write(f"""seeds = {seeds}
+metrics = ["perf.*"]
+
+{base}
+[[axis]]
+key = "workloads"
+values = [{loads}]
+
+[[axis]]
+key = "costs.cacheline_occupancy_pct"
+values = [{occs}]
+""")
+PY
+"$bin" sweep "$out/occupancy.toml" -j "$jobs" > /dev/null
 IFS=',' read -r -a ls <<< "$scales"
 IFS=',' read -r -a os <<< "$occs"
-cmds=()
-for l in "${ls[@]}"; do
-  for o in "${os[@]}"; do
-    f="$out/occ$o-l$l.toml"
-    python3 - "$here/studies/util-fits-capacity.toml" "$f" "$l" "$o" <<'PY'
-import re, sys, tomllib
-src, dst, loops, occ = sys.argv[1:]
-sc = tomllib.load(open(src, "rb"))["scenario"]
-sc["workloads"] = [re.sub(r"-l \d+", f"-l {loops}", w) for w in sc["workloads"]]
-sc.setdefault("costs", {})["cacheline_occupancy_pct"] = int(occ)
-def val(v):
-    if isinstance(v, str):
-        return '"' + v.replace('\\', '\\\\').replace('"', '\\"') + '"'
-    if isinstance(v, list):
-        return "[" + ", ".join(val(x) for x in v) + "]"
-    return str(v).lower() if isinstance(v, bool) else str(v)
-top = [f"{k} = {val(v)}" for k, v in sc.items() if not isinstance(v, dict)]
-tables = [f"\n[{k}]\n" + "\n".join(f"{a} = {val(b)}" for a, b in v.items())
-          for k, v in sc.items() if isinstance(v, dict)]
-open(dst, "w").write("\n".join(top) + "\n" + "\n".join(tables) + "\n")
-PY
-    for s in $(seq 1 "$seeds"); do
-      [ -s "$out/occ$o-l$l-seed$s.json" ] ||
-        cmds+=("$bin run $f -s $s -q --json $out/occ$o-l$l-seed$s.json")
-    done
-  done
-done
-printf '%s\n' "${cmds[@]+"${cmds[@]}"}" | grep . | xargs -r -P "$jobs" -I{} sh -c '{}'
 cols=()
 for o in "${os[@]}"; do
-  for l in "${ls[@]}"; do cols+=("occupancy $o %, -l $l=$out/occ$o-l$l-seed*.json"); done
+  for l in "${ls[@]}"; do
+    cols+=("occupancy $o %, -l $l=$out/occupancy.out/runs/*_-l_${l}_*+costs.cacheline_occupancy_pct_$o.*.json")
+  done
 done
 python3 "$here/ci/hackbench_per_loop.py" "${cols[@]}"
 echo "$("$bin" --version); $seeds seed(s) per column"

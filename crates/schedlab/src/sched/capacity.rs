@@ -151,57 +151,46 @@ impl Sched {
         }
     }
 
-    /// READ_ONCE(rd->overutilized) on `cpu`, paying for the line if it must be fetched.
-    fn rd_read_overutilized(&mut self, cpu: CpuId) -> bool {
-        let misses = self.rd.line.misses;
+    /// A load of the root domain's line by `cpu`; the stall is charged to the running
+    /// function (as sd_shared_read does for the LLC's line).
+    fn rd_line_load(&mut self, cpu: CpuId) {
         let ns = self.rd.line.read(&self.machine, cpu, self.now);
-        self.rd.overutilized_reads += 1;
-        self.rd.overutilized_line_misses += self.rd.line.misses - misses;
         self.charge_sched_time(cpu, ns, Stall::Deferred);
-        self.rd.overutilized
     }
 
-    fn rd_write_overutilized(&mut self, cpu: CpuId, v: bool) {
+    /// A WRITE_ONCE to the root domain's line by `cpu`.
+    fn rd_line_store(&mut self, cpu: CpuId) {
         let ns = self
             .rd
             .line
             .write(&self.machine, cpu, self.now, Store::Plain);
+        self.charge_sched_time(cpu, ns, Stall::Deferred);
+    }
+
+    /// READ_ONCE(rd->overutilized) on `cpu`, paying for the line if it must be fetched.
+    fn rd_read_overutilized(&mut self, cpu: CpuId) -> bool {
+        let misses = self.rd.line.misses;
+        self.rd_line_load(cpu);
+        self.rd.overutilized_reads += 1;
+        self.rd.overutilized_line_misses += self.rd.line.misses - misses;
+        self.rd.overutilized
+    }
+
+    fn rd_write_overutilized(&mut self, cpu: CpuId, v: bool) {
+        self.rd_line_store(cpu);
         self.rd.overutilized_writes += 1;
         self.rd.overutilized = v;
-        self.charge_sched_time(cpu, ns, Stall::Deferred);
     }
 
     /// READ_ONCE(rd->overloaded) on `cpu` (same line as overutilized).
     pub(crate) fn rd_read_overloaded(&mut self, cpu: CpuId) -> bool {
-        let ns = self.rd.line.read(&self.machine, cpu, self.now);
-        self.charge_sched_time(cpu, ns, Stall::Deferred);
+        self.rd_line_load(cpu);
         self.rd.overloaded
     }
 
     /// WRITE_ONCE(rd->overloaded, v) on `cpu`.
     pub(crate) fn rd_write_overloaded(&mut self, cpu: CpuId, v: bool) {
-        let ns = self
-            .rd
-            .line
-            .write(&self.machine, cpu, self.now, Store::Plain);
+        self.rd_line_store(cpu);
         self.rd.overloaded = v;
-        self.charge_sched_time(cpu, ns, Stall::Deferred);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fits_and_greater_margins() {
-        // 80%: 819 fits 1024 (819·1280 = 1,048,320 < 1,048,576), 820 does not.
-        assert!(fits_capacity(819, 1024));
-        assert!(!fits_capacity(820, 1024));
-        // Little CPU 124: 99 fits (126,720 < 126,976), 100 does not (128,000).
-        assert!(fits_capacity(99, 124));
-        assert!(!fits_capacity(100, 124));
-        assert!(capacity_greater(1024, 950));
-        assert!(!capacity_greater(1024, 973));
     }
 }
