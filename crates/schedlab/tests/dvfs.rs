@@ -8,6 +8,7 @@ use schedlab::experiment::run::{execute, prepare};
 use schedlab::experiment::Scenario;
 use schedlab::machine::pixel6::pixel6;
 use schedlab::sched::cpufreq_schedutil::{map_util_perf, next_freq_for, Governor};
+use schedlab::sched::version::KernelVersion;
 use schedlab::simulation::Simulation;
 use schedlab::workload::program::TimerSpec;
 use schedlab::workload::{Op, Policy, TaskSpec, TimerMode, Workload};
@@ -225,40 +226,51 @@ fn util_est_faster_for_frequency_ramps_faster_and_only_where_asked() {
     assert_eq!(lb_only, base);
 }
 
-#[test]
-fn uclamp_from_rtapp_and_sysctl_steers_the_frequency() {
-    // A light task (1 ms every 16 ms) on an X1: schedutil alone settles low; util_min 800
-    // lifts the domain to the OPP for 800; the sysctl caps that request.
-    let dir = std::env::temp_dir().join(format!("schedlab-uclamp-{}", std::process::id()));
+/// The busiest frequency of CPU 6 (an X1, by busy time) under a light rt-app task (1 ms
+/// every 16 ms) pinned there, with its util_min and the sysctl's limit, on `kernel`.
+fn light_task_busiest_khz(
+    util_min: Option<u32>,
+    sysctl_min: Option<u64>,
+    kernel: Option<KernelVersion>,
+) -> u32 {
+    let dir = std::env::temp_dir().join(format!(
+        "schedlab-uclamp-{}-{util_min:?}-{sysctl_min:?}-{kernel:?}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("light.json");
-    let run = |util_min: Option<u32>, sysctl_min: Option<u64>| {
-        let clamp = util_min
-            .map(|v| format!(", \"util_min\": {v}"))
-            .unwrap_or_default();
-        let text = format!(
-            "{{\"global\": {{\"duration\": 2}}, \"tasks\": {{\"light\": {{\"cpus\": [6]{clamp}, \
-             \"run\": 1000, \"timer0\": {{\"ref\": \"t\", \"period\": 16000, \"mode\": \"absolute\"}}}}}}}}"
-        );
-        std::fs::write(&file, text).unwrap();
-        let mut sc = sc("pixel6", 2, Governor::Schedutil);
-        sc.workloads = vec![format!("rtapp {}", file.display())];
-        if let Some(v) = sysctl_min {
-            sc.sysctl.set("sched_util_clamp_min", v, "test").unwrap();
-        }
-        let r = schedlab::experiment::run_scenario(&sc).unwrap();
-        assert_eq!(r.sim.invariant_violations, 0);
-        // The busiest frequency of CPU 6 (by busy time).
-        r.cpus[6]
-            .freq_residency
-            .iter()
-            .max_by_key(|f| f.busy_ns)
-            .map(|f| f.khz)
-            .unwrap()
-    };
-    let free = run(None, None);
-    let boosted = run(Some(800), None);
-    let capped = run(Some(800), Some(300));
+    let clamp = util_min
+        .map(|v| format!(", \"util_min\": {v}"))
+        .unwrap_or_default();
+    let text = format!(
+        "{{\"global\": {{\"duration\": 2}}, \"tasks\": {{\"light\": {{\"cpus\": [6]{clamp}, \
+         \"run\": 1000, \"timer0\": {{\"ref\": \"t\", \"period\": 16000, \"mode\": \"absolute\"}}}}}}}}"
+    );
+    std::fs::write(&file, text).unwrap();
+    let mut sc = sc("pixel6", 2, Governor::Schedutil);
+    sc.kernel = kernel;
+    sc.workloads = vec![format!("rtapp {}", file.display())];
+    if let Some(v) = sysctl_min {
+        sc.sysctl.set("sched_util_clamp_min", v, "test").unwrap();
+    }
+    let r = schedlab::experiment::run_scenario(&sc).unwrap();
+    assert_eq!(r.sim.invariant_violations, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+    r.cpus[6]
+        .freq_residency
+        .iter()
+        .max_by_key(|f| f.busy_ns)
+        .map(|f| f.khz)
+        .unwrap()
+}
+
+#[test]
+fn uclamp_from_rtapp_and_sysctl_steers_the_frequency() {
+    // A light task on an X1: schedutil alone settles low; util_min 800 lifts the domain
+    // to the OPP for 800; the sysctl caps that request.
+    let free = light_task_busiest_khz(None, None, None);
+    let boosted = light_task_busiest_khz(Some(800), None, None);
+    let capped = light_task_busiest_khz(Some(800), Some(300), None);
     // The clamp is a floor without the 25% headroom (sugov_effective_cpu_perf: target =
     // min): util_min 800 → 2802000·800/1024 = 2,189,062 → 2252 MHz.
     assert_eq!(boosted, 2_252_000);
@@ -266,7 +278,27 @@ fn uclamp_from_rtapp_and_sysctl_steers_the_frequency() {
     // ask for more while it runs).
     assert!(capped < boosted && capped >= 851_000, "{capped}");
     assert!(free < capped, "free {free} capped {capped}");
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn before_v6_8_the_uclamp_floor_gets_the_headroom() {
+    // ≤ v6.7 effective_cpu_util(FREQUENCY_UTIL) clamps the utilisation and get_next_freq
+    // adds 25% to the clamped value: util_min 800 → 1000 → 2802000·1000/1024 = 2,736,328
+    // → 2802 MHz (v6.8+: 2252 MHz, above).
+    let boosted = light_task_busiest_khz(Some(800), None, Some(KernelVersion::V6_6));
+    assert_eq!(boosted, 2_802_000);
+    assert_eq!(
+        light_task_busiest_khz(Some(800), None, Some(KernelVersion::V5_18)),
+        2_802_000
+    );
+    // The sysctl's 300 → 375 → 1,026,123 → 1106 MHz at least.
+    let capped = light_task_busiest_khz(Some(800), Some(300), Some(KernelVersion::V6_6));
+    assert!(capped < boosted && capped >= 1_106_000, "{capped}");
+    // v6.8 is the first with the rework.
+    assert_eq!(
+        light_task_busiest_khz(Some(800), None, Some(KernelVersion::V6_8)),
+        2_252_000
+    );
 }
 
 /// The frequencies the single-CPU domain goes through in the first 0.4 s: a task runs

@@ -4,6 +4,7 @@
 //! (the sugov kthread / fast-switch path), so no operation sees the speed change under it.
 
 use super::fair::util_est::UtilConsumer;
+use super::version::KernelVersion;
 use super::Sched;
 use crate::engine::Event;
 use crate::machine::CpuId;
@@ -83,12 +84,17 @@ pub struct Cpufreq {
     pub cpus: Vec<SugovCpu>,
 }
 
-/// cpufreq_policy_transition_delay_us: 1.5 × the transition latency (v6.12+), 1 ms when
-/// the driver reports none (drivers/cpufreq/cpufreq.c).
-pub fn transition_delay_ns(latency_ns: Ns) -> Ns {
+/// cpufreq_policy_transition_delay_us (drivers/cpufreq/cpufreq.c), schedutil's rate limit:
+/// 1.5 × the transition latency (v6.12+); before e13aa799c2a6 "cpufreq: Change default
+/// transition delay to 2ms" (v6.9) 1000 × the latency capped at 10 ms, which gives
+/// GS101's 500 µs clusters 10 ms (the patch names the Pixel 6); 1 ms when the driver
+/// reports none. v6.9 – v6.11 (the 2 ms cap) are not modelled versions.
+pub fn transition_delay_ns(latency_ns: Ns, kernel: KernelVersion) -> Ns {
     let us = latency_ns / 1000;
     if us == 0 {
         1_000_000
+    } else if kernel.has_10ms_transition_delay_cap() {
+        (us * 1000).min(10_000) * 1000
     } else {
         (us + (us >> 1)) * 1000
     }
@@ -115,6 +121,7 @@ impl Sched {
                 .map(|d| SugovPolicy {
                     freq_update_delay_ns: transition_delay_ns(
                         self.machine.freq_domains[d].transition_latency_ns,
+                        self.cfg.kernel,
                     ),
                     ..SugovPolicy::default()
                 })
@@ -223,11 +230,52 @@ impl Sched {
         let cap = self.machine.arch_scale_cpu_capacity(cpu);
         let faster = self.util_est_faster(cpu, UtilConsumer::Freq);
         let util = self.cpu_util_cfs_boost(cpu).max(faster.min(cap));
+        if self.cfg.kernel.has_headroom_on_clamped_util() {
+            // ≤ v6.7: sugov_get_util, sugov_iowait_apply's clamped boost, then
+            // get_next_freq's headroom (monotonic, so taken here instead of after the
+            // policy's max over its CPUs).
+            let mut util = self.effective_cpu_util_freq(cpu, util, None);
+            if boost != 0 {
+                util = util.max(self.uclamp_rq_util_with(cpu, boost, None));
+            }
+            let bw_dl = self.cpu_bw_dl(cpu);
+            let c = &mut self.cpufreq.cpus[cpu];
+            c.bw_min = bw_dl;
+            c.util = map_util_perf(util);
+            return;
+        }
         let (util, min, max) = self.effective_cpu_util(cpu, util);
         let util = util.max(boost);
         let c = &mut self.cpufreq.cpus[cpu];
         c.bw_min = min;
         c.util = sugov_effective_cpu_perf(util, min, max);
+    }
+
+    /// effective_cpu_util(cpu, util_cfs, FREQUENCY_UTIL, p) before v6.8 (core.c): RT
+    /// runnable without uclamp asks for the top; util_cfs + RT clamped by the rq's (and
+    /// `p`'s) uclamp; the CPU's capacity when CFS, RT and DL fill it; else scaled for IRQ,
+    /// plus the DL bandwidth.
+    pub fn effective_cpu_util_freq(
+        &self,
+        cpu: CpuId,
+        util_cfs: u64,
+        p: Option<super::TaskId>,
+    ) -> u64 {
+        let scale = self.machine.arch_scale_cpu_capacity(cpu);
+        let rq = &self.rqs[cpu];
+        if !self.uclamp_is_used() && rq.rt.is_runnable() {
+            return scale;
+        }
+        let irq = rq.avg_irq.util_avg;
+        if irq >= scale {
+            return scale;
+        }
+        let util = self.uclamp_rq_util_with(cpu, util_cfs + rq.avg_rt.util_avg, p);
+        if util + rq.avg_dl.util_avg >= scale {
+            return scale;
+        }
+        let util = util * (scale - irq) / scale + irq;
+        (util + self.cpu_bw_dl(cpu)).min(scale)
     }
 
     /// sugov_hold_freq: keep the frequency if the CPU has not idled since the last look.
@@ -341,7 +389,14 @@ mod tests {
         assert_eq!(sugov_effective_cpu_perf(900, 0, 1024), 1024);
         assert_eq!(sugov_effective_cpu_perf(100, 300, 1024), 300);
         assert_eq!(sugov_effective_cpu_perf(800, 0, 512), 512);
-        assert_eq!(transition_delay_ns(500_000), 750_000);
-        assert_eq!(transition_delay_ns(0), 1_000_000);
+        assert_eq!(transition_delay_ns(500_000, KernelVersion::V6_12), 750_000);
+        assert_eq!(transition_delay_ns(0, KernelVersion::Current), 1_000_000);
+        // Before v6.9: 500 µs · 1000 capped at 10 ms (GS101); 5 µs → 5 ms; none → 1 ms.
+        assert_eq!(
+            transition_delay_ns(500_000, KernelVersion::V6_8),
+            10_000_000
+        );
+        assert_eq!(transition_delay_ns(5_000, KernelVersion::V5_18), 5_000_000);
+        assert_eq!(transition_delay_ns(0, KernelVersion::V6_6), 1_000_000);
     }
 }

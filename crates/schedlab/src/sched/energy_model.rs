@@ -2,7 +2,7 @@
 //! form): per perf domain, performance states with a cost, and the energy estimate of a
 //! placement.
 
-use super::cpufreq_schedutil::sugov_effective_cpu_perf;
+use super::cpufreq_schedutil::{map_util_perf, sugov_effective_cpu_perf};
 use super::uclamp::UclampId;
 use super::{Sched, TaskId};
 use crate::machine::{CpuId, Machine};
@@ -52,6 +52,31 @@ pub fn em_cpu_energy(table: &[EmPerfState], max_util: u64, sum_util: u64, allowe
     ps.cost * sum_util
 }
 
+/// em_cpu_energy before v6.8: the headroom on `max_util` (capped at `allowed_cap`), then
+/// the first state whose frequency covers top frequency · util / the CPU's capacity
+/// (em_pd_get_efficient_state by frequency); energy = cost · sum_util.
+pub fn em_cpu_energy_by_freq(
+    table: &[EmPerfState],
+    max_util: u64,
+    sum_util: u64,
+    allowed_cap: u64,
+    scale_cpu: u64,
+) -> u64 {
+    let Some(top) = table.last() else {
+        return 0;
+    };
+    if sum_util == 0 {
+        return 0;
+    }
+    let max_util = map_util_perf(max_util).min(allowed_cap);
+    let freq = top.frequency as u64 * max_util / scale_cpu;
+    let ps = table
+        .iter()
+        .find(|ps| ps.frequency as u64 >= freq)
+        .unwrap_or(top);
+    ps.cost * sum_util
+}
+
 /// struct energy_env: the per-wake-up inputs of compute_energy.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EnergyEnv {
@@ -96,13 +121,21 @@ impl Sched {
         dst: Option<CpuId>,
     ) -> u64 {
         let mut max_util = 0;
+        let legacy = self.cfg.kernel.has_headroom_on_clamped_util();
         for &cpu in &self.machine.freq_domains[d].cpus {
             let util = self.cpu_util(cpu, Some(p), dst, true);
+            if legacy {
+                // ≤ v6.7: FREQUENCY_UTIL with p's clamps on dst; em_cpu_energy adds the
+                // headroom.
+                let tsk = (dst == Some(cpu)).then_some(p);
+                max_util = max_util.max(self.effective_cpu_util_freq(cpu, util, tsk));
+                continue;
+            }
             let (eff, mut min, mut max) = self.effective_cpu_util(cpu, util);
             if dst == Some(cpu) && self.uclamp_is_used() {
                 min = min.max(self.uclamp_eff_value(p, UclampId::Min) as u64);
                 let p_max = self.uclamp_eff_value(p, UclampId::Max) as u64;
-                max = if self.rqs[cpu].uclamp.values[1].is_empty() {
+                max = if self.uclamp_rq_is_idle(cpu) {
                     p_max
                 } else {
                     max.max(p_max)
@@ -119,6 +152,12 @@ impl Sched {
         let mut busy = eenv.pd_busy_time;
         if dst.is_some() {
             busy = (busy + eenv.task_busy_time).min(eenv.pd_cap);
+        }
+        if self.cfg.kernel.has_headroom_on_clamped_util() {
+            let scale_cpu = self
+                .machine
+                .arch_scale_cpu_capacity(self.machine.freq_domains[d].cpus[0]);
+            return em_cpu_energy_by_freq(&self.em[d], max_util, busy, eenv.cpu_cap, scale_cpu);
         }
         em_cpu_energy(&self.em[d], max_util, busy, eenv.cpu_cap)
     }
@@ -154,5 +193,24 @@ mod tests {
         assert_eq!(x1[3].performance, 404); // 1106 MHz
         assert_eq!(em_cpu_energy(&x1, 5000, 10, 400), x1[3].cost * 10);
         assert_eq!(em_cpu_energy(&x1, 500, 0, 1024), 0);
+    }
+
+    #[test]
+    fn before_v6_8_em_cpu_energy_adds_the_headroom_and_looks_up_by_frequency() {
+        let m = pixel6();
+        let x1 = em_perf_domain(&m, 2);
+        // 400 → 500 → 2,802,000 · 500 / 1024 = 1,368,164 kHz → 1426 MHz (x1[5]); the
+        // v6.8+ lookup of 400 itself stops at 1106 MHz (performance 404).
+        assert_eq!(
+            em_cpu_energy_by_freq(&x1, 400, 700, 1024, 1024),
+            x1[5].cost * 700
+        );
+        assert_eq!(em_cpu_energy(&x1, 400, 700, 1024), x1[3].cost * 700);
+        // The headroom is capped by the allowed capacity: 900 → 1125 → 1024 → the top.
+        assert_eq!(
+            em_cpu_energy_by_freq(&x1, 900, 10, 1024, 1024),
+            x1[16].cost * 10
+        );
+        assert_eq!(em_cpu_energy_by_freq(&x1, 900, 0, 1024, 1024), 0);
     }
 }

@@ -89,6 +89,32 @@ impl Sched {
         }
     }
 
+    /// uclamp_rq_util_with (sched.h): `util` within the rq's clamps, or `p`'s and the
+    /// rq's together; only `p`'s when the rq is idle (UCLAMP_FLAG_IDLE: `p` will reset
+    /// them).
+    pub fn uclamp_rq_util_with(&self, cpu: CpuId, util: u64, p: Option<TaskId>) -> u64 {
+        if !self.uclamp_is_used() {
+            return util;
+        }
+        let (mut min, mut max) = (0, 0);
+        if let Some(p) = p {
+            min = self.uclamp_eff_value(p, UclampId::Min) as u64;
+            max = self.uclamp_eff_value(p, UclampId::Max) as u64;
+            if self.uclamp_rq_is_idle(cpu) {
+                return Self::uclamp_util_with(util, min, max);
+            }
+        }
+        min = min.max(self.uclamp_rq_get(cpu, UclampId::Min));
+        max = max.max(self.uclamp_rq_get(cpu, UclampId::Max));
+        Self::uclamp_util_with(util, min, max)
+    }
+
+    /// uclamp_rq_is_idle: no task with clamps is enqueued (the rq keeps the last one's
+    /// max).
+    pub fn uclamp_rq_is_idle(&self, cpu: CpuId) -> bool {
+        self.rqs[cpu].uclamp.values[UclampId::Max as usize].is_empty()
+    }
+
     /// uclamp_rq_util_with's last step (sched.h): `util` within [min, max], where a min
     /// at or above max wins (a boosted task on a capped rq).
     pub fn uclamp_util_with(util: u64, min: u64, max: u64) -> u64 {

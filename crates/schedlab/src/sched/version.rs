@@ -177,6 +177,22 @@ impl KernelVersion {
         self < KernelVersion::V6_8
     }
 
+    /// schedutil and EAS put the 25% headroom on the clamped utilisation, uclamp floor and
+    /// DL bandwidth included (effective_cpu_util(FREQUENCY_UTIL), then map_util_perf in
+    /// get_next_freq and em_cpu_energy), until 9c0b4bb7f630 "sched/cpufreq: Rework schedutil
+    /// governor performance estimation" (Vincent Guittot, v6.8; in 6.6.y stable only from
+    /// mid-2025) put it on the actual utilisation, with the floor a minimum.
+    pub fn has_headroom_on_clamped_util(self) -> bool {
+        self < KernelVersion::V6_8
+    }
+
+    /// schedutil's default rate limit is 1000 × the transition latency capped at 10 ms
+    /// (cpufreq_policy_transition_delay_us) until e13aa799c2a6 (v6.9: a 2 ms cap) and
+    /// 37c6dccd6837 "cpufreq: Remove LATENCY_MULTIPLIER" (1.5 × the latency, by v6.12).
+    pub fn has_10ms_transition_delay_cap(self) -> bool {
+        self <= KernelVersion::V6_8
+    }
+
     /// detach_tasks looks past loop_max while every task seen so far was pinned, and
     /// load_balance stops its NEED_BREAK retries once it has looked at every task:
     /// b0defa7ae03e "sched/fair: Make sure to try to detach at least one movable task"

@@ -59,10 +59,12 @@ const SF_Q: usize = 2;
 
 /// Android's top-app boost of the UI thread and RenderThread (TOP_APP_PRIORITY_BOOST).
 pub const DEFAULT_NICE: i32 = -10;
-/// uclamp.min of the UI thread and RenderThread: just above an A55's capacity (124 on
-/// `pixel6`), so capacity-aware placement keeps them off the little cores, as Android's
-/// top-app placement does; 0 turns it off.
-pub const DEFAULT_UCLAMP_MIN: u32 = 160;
+/// uclamp.min of the UI thread and RenderThread: the smallest clamp above an A55's
+/// capacity (124 on `pixel6`), so capacity-aware placement keeps them off the little
+/// cores, as Android's top-app placement does, while on the X1 it stays below the lowest
+/// OPP's capacity (183) even with the 25% headroom kernels before v6.8 add to a clamp
+/// (156): a placement hint there, not a frequency boost. 0 turns it off.
+pub const DEFAULT_UCLAMP_MIN: u32 = 125;
 
 /// SurfaceFlinger's main thread: SCHED_FIFO at sched_priority 2 as Android runs it
 /// (main_surfaceflinger.cpp sets it with sched_setscheduler before flinger->run(); later
