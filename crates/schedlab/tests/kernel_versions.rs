@@ -514,3 +514,33 @@ fn a_preempting_wakee_is_the_next_buddy_under_cfs() {
         assert!(next.iter().all(|&t| t == 2), "{kernel}: {next:?}");
     }
 }
+
+/// EAS's frequency estimate for a domain (eenv_pd_max_util) when CPU 6's root cfs_rq has
+/// util 100 and runnable 400, for a task on CPU 0 not placed (dst none), on pixel6.
+fn pd_max_util_with_runnable(kernel: &str) -> u64 {
+    let mut sc = with_kernel(scenario("pixel6", 1), kernel);
+    sc.governor = schedlab::sched::cpufreq_schedutil::Governor::Schedutil;
+    let s = sim(&sc, vec![hog("A", 0, Some(vec![0]))]);
+    let mut sched = s.sched;
+    let cfs = sched.rqs[6].cfs;
+    sched.cfs_rqs[cfs].avg.util_avg = 100;
+    sched.cfs_rqs[cfs].avg.runnable_avg = 400;
+    sched.cfs_rqs[cfs].avg.util_est = 0;
+    let eenv = schedlab::sched::energy_model::EnergyEnv {
+        cpu_cap: 1024,
+        ..Default::default()
+    };
+    let d = sched.machine.cpus[6].freq_domain;
+    sched.eenv_pd_max_util(&eenv, d, 0, None)
+}
+
+#[test]
+fn eas_reads_runnable_boosting_from_6_5_only() {
+    // 6.5 – 6.7: cpu_util(cpu, p, dst, 1) = max(util, runnable) = 400, and FREQUENCY_UTIL
+    // has no headroom yet (em_cpu_energy adds it); 6.1: cpu_util_next, plain util.
+    assert_eq!(pd_max_util_with_runnable("6.5"), 400);
+    assert_eq!(pd_max_util_with_runnable("6.1"), 100);
+    assert_eq!(pd_max_util_with_runnable("5.18"), 100);
+    // v6.8+: sugov_effective_cpu_perf adds the headroom here: 1.25 · 400.
+    assert_eq!(pd_max_util_with_runnable("6.8"), 500);
+}

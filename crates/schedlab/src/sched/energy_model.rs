@@ -123,7 +123,8 @@ impl Sched {
         let mut max_util = 0;
         let legacy = self.cfg.kernel.has_headroom_on_clamped_util();
         for &cpu in &self.machine.freq_domains[d].cpus {
-            let util = self.cpu_util(cpu, Some(p), dst, true);
+            // cpu_util(cpu, p, dst_cpu, 1): runnable boosting from v6.5 (6.1: cpu_util_next).
+            let util = self.cpu_util(cpu, Some(p), dst, self.cfg.kernel.has_runnable_boost());
             if legacy {
                 // ≤ v6.7: FREQUENCY_UTIL with p's clamps on dst; em_cpu_energy adds the
                 // headroom.
