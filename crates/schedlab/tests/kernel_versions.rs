@@ -544,3 +544,47 @@ fn eas_reads_runnable_boosting_from_6_5_only() {
     // v6.8+: sugov_effective_cpu_perf adds the headroom here: 1.25 · 400.
     assert_eq!(pd_max_util_with_runnable("6.8"), 500);
 }
+
+/// compute_energy of the A55 domain with a task (util 50, util_est 80, last on CPU 0)
+/// placed on CPU 1, whose root cfs_rq has util 100, on pixel6.
+fn a55_energy_with_task_on_cpu1(kernel: &str) -> (u64, u64) {
+    let mut sc = with_kernel(scenario("pixel6", 1), kernel);
+    sc.governor = schedlab::sched::cpufreq_schedutil::Governor::Schedutil;
+    let s = sim(&sc, vec![hog("A", 0, Some(vec![0]))]);
+    let mut sched = s.sched;
+    let p = 0;
+    assert_eq!(sched.tasks[p].cpu, 0);
+    let se = sched.tasks[p].se as usize;
+    sched.entities[se].avg.util_avg = 50;
+    sched.entities[se].avg.util_est = 80;
+    sched.entities[se].avg.util_est_enqueued = 80;
+    for cpu in 0..4 {
+        let cfs = sched.rqs[cpu].cfs;
+        let avg = &mut sched.cfs_rqs[cfs].avg;
+        (avg.util_avg, avg.runnable_avg, avg.util_est) =
+            if cpu == 1 { (100, 100, 0) } else { (0, 0, 0) };
+    }
+    let d = sched.machine.cpus[1].freq_domain;
+    let cap = sched.machine.arch_scale_cpu_capacity(1);
+    let mut eenv = schedlab::sched::energy_model::EnergyEnv {
+        task_busy_time: sched.eenv_task_busy_time(p, 0),
+        pd_busy_time: 0,
+        cpu_cap: cap,
+        pd_cap: 4 * cap,
+    };
+    sched.eenv_pd_busy_time(&mut eenv, d, p);
+    let top_cost = sched.em[d].last().unwrap().cost;
+    (sched.compute_energy(&eenv, d, p, Some(1)), top_cost)
+}
+
+#[test]
+fn compute_energy_caps_each_cpu_before_v6_0() {
+    // On CPU 1 the task runs with 100 + task_util_est 80 = 180, capped at the A55's 124
+    // before it is summed (5.18); the energy_env form adds the 80 to the domain's 100
+    // instead (6.1). The frequency request saturates in both (150 → 124, the top state).
+    let (e518, top) = a55_energy_with_task_on_cpu1("5.18");
+    assert_eq!(e518, top * 124);
+    let (e61, top61) = a55_energy_with_task_on_cpu1("6.1");
+    assert_eq!(top61, top);
+    assert_eq!(e61, top * 180);
+}

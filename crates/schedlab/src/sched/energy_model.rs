@@ -149,6 +149,9 @@ impl Sched {
 
     /// compute_energy: the domain's energy with p on `dst` (None: without p).
     pub fn compute_energy(&self, eenv: &EnergyEnv, d: usize, p: TaskId, dst: Option<CpuId>) -> u64 {
+        if self.cfg.kernel.has_per_cpu_compute_energy() {
+            return self.compute_energy_per_cpu(eenv.cpu_cap, d, p, dst);
+        }
         let max_util = self.eenv_pd_max_util(eenv, d, p, dst);
         let mut busy = eenv.pd_busy_time;
         if dst.is_some() {
@@ -161,6 +164,33 @@ impl Sched {
             return em_cpu_energy_by_freq(&self.em[d], max_util, busy, eenv.cpu_cap, scale_cpu);
         }
         em_cpu_energy(&self.em[d], max_util, busy, eenv.cpu_cap)
+    }
+
+    /// compute_energy(p, dst_cpu, pd) before v6.0: per CPU, the busy time of what runs
+    /// there (on dst the CPU without p plus p's task_util_est, not cpu_util_next's max of
+    /// the sums) and the frequency request of cpu_util_next with p's clamps on dst, each
+    /// capped at the CPU's capacity less thermal pressure (`cpu_cap`) before summing or
+    /// taking the maximum.
+    fn compute_energy_per_cpu(&self, cpu_cap: u64, d: usize, p: TaskId, dst: Option<CpuId>) -> u64 {
+        let cpus = &self.machine.freq_domains[d].cpus;
+        let scale_cpu = self.machine.arch_scale_cpu_capacity(cpus[0]);
+        let (mut max_util, mut sum_util) = (0, 0);
+        for &cpu in cpus {
+            let util_freq = self.cpu_util(cpu, Some(p), dst, false);
+            let on_dst = dst == Some(cpu);
+            let util_running = if on_dst {
+                self.cpu_util(cpu, Some(p), None, false) + self.task_util_est(p)
+            } else {
+                util_freq
+            };
+            sum_util += self.effective_cpu_util(cpu, util_running).0.min(cpu_cap);
+            let tsk = on_dst.then_some(p);
+            max_util = max_util.max(
+                self.effective_cpu_util_freq(cpu, util_freq, tsk)
+                    .min(cpu_cap),
+            );
+        }
+        em_cpu_energy_by_freq(&self.em[d], max_util, sum_util, cpu_cap, scale_cpu)
     }
 }
 

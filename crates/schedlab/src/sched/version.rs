@@ -186,6 +186,13 @@ impl KernelVersion {
         self < KernelVersion::V6_8
     }
 
+    /// compute_energy sums and caps per CPU (util_running on dst = the CPU without p plus
+    /// task_util_est(p)) until 3e8c6c9aac42 "sched/fair: Remove task_util from effective
+    /// utilization in feec()" (Vincent Donnefort, v6.0) introduced the energy_env form.
+    pub fn has_per_cpu_compute_energy(self) -> bool {
+        self < KernelVersion::V6_1
+    }
+
     /// schedutil's default rate limit is 1000 × the transition latency capped at 10 ms
     /// (cpufreq_policy_transition_delay_us) until e13aa799c2a6 (v6.9: a 2 ms cap) and
     /// 37c6dccd6837 "cpufreq: Remove LATENCY_MULTIPLIER" (1.5 × the latency, by v6.12).
