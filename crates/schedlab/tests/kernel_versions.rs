@@ -588,3 +588,26 @@ fn compute_energy_caps_each_cpu_before_v6_0() {
     assert_eq!(top61, top);
     assert_eq!(e61, top * 180);
 }
+
+/// CPUs find_energy_efficient_cpu looks at when a task with no utilisation but
+/// uclamp.min 125 wakes on pixel6 (prev = this = CPU 0).
+fn feec_visits_for_boosted_idle_task(kernel: &str) -> u64 {
+    let mut sc = with_kernel(scenario("pixel6", 1), kernel);
+    sc.governor = schedlab::sched::cpufreq_schedutil::Governor::Schedutil;
+    let mut s = sim(&sc, vec![hog("A", 0, None)]);
+    s.sched.set_uclamp(0, Some(125), None);
+    assert_eq!(s.sched.task_util_est(0), 0);
+    let before = s.sched.placement_visits;
+    s.sched
+        .select_task_rq_fair(0, 0, schedlab::sched::fair::class::wf::TTWU, 0);
+    s.sched.placement_visits - before
+}
+
+#[test]
+fn feec_skips_a_task_without_utilisation_on_5_18_and_6_1_whatever_its_clamp() {
+    // 5.18 / 6.1: `if (!task_util_est(p)) goto unlock;` (prev_cpu); v6.2+ also needs
+    // p's uclamp_min to be 0, so the boosted task is placed by energy.
+    assert_eq!(feec_visits_for_boosted_idle_task("5.18"), 0);
+    assert_eq!(feec_visits_for_boosted_idle_task("6.1"), 0);
+    assert!(feec_visits_for_boosted_idle_task("6.6") > 0);
+}

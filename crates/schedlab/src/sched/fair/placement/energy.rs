@@ -42,11 +42,13 @@ impl Sched {
         self.sync_entity_load_avg(se);
         let p_min = self.uclamp_eff_value(p, UclampId::Min) as u64;
         let p_max = self.uclamp_eff_value(p, UclampId::Max) as u64;
-        if self.task_util_est(p) == 0 && p_min == 0 {
+        let classes = self.cfg.kernel.feec_fits_classes();
+        // Nothing to place: a task without utilisation (v6.2+: and without a uclamp_min;
+        // 5.18 and 6.1 look at the utilisation alone).
+        if self.task_util_est(p) == 0 && (p_min == 0 || !classes) {
             return Some(prev_cpu);
         }
         let task_busy_time = self.eenv_task_busy_time(p, prev_cpu);
-        let classes = self.cfg.kernel.feec_fits_classes();
         // 5.18's margin is a share of the energy of every domain evaluated (base_energy).
         let mut base_energy = 0u64;
         let mut prev: Option<(i32, u64, u64)> = None; // (fits, energy delta, actual capacity)
