@@ -47,7 +47,29 @@ fn state_with(
     probe_policy: Policy,
     features: &[&str],
 ) -> (Simulation, TaskId) {
+    state_on(
+        machine,
+        None,
+        busy,
+        hog_policy,
+        prev,
+        probe_policy,
+        features,
+    )
+}
+
+/// `state_with` on kernel `kernel` (None: today's model).
+fn state_on(
+    machine: &str,
+    kernel: Option<&str>,
+    busy: &[usize],
+    hog_policy: Policy,
+    prev: usize,
+    probe_policy: Policy,
+    features: &[&str],
+) -> (Simulation, TaskId) {
     let mut sc = scenario(machine, 1);
+    sc.kernel = kernel.map(kernel_version);
     sc.features = features.join(" ");
     let mut tasks = vec![sleeper(prev, probe_policy)];
     tasks.extend(busy.iter().map(|&c| pinned_hog(c, hog_policy)));
@@ -276,6 +298,44 @@ fn asym_capacity_scan_places_by_fit() {
     s.sched.entities[se].avg.util_avg = 600;
     let got = s.sched.select_idle_sibling(p, 0, 1);
     assert!(got == 6 || got == 7, "big CPU, got {got}");
+}
+
+/// pixel6 on `kernel`, all idle, the probe last on CPU 0 with util `util` and the given
+/// uclamp.max: where select_idle_sibling puts it with `target`.
+fn asym_pick(kernel: &str, util: u64, uclamp_max: Option<u32>, target: usize) -> usize {
+    let (mut s, p) = state_on(
+        "pixel6",
+        Some(kernel),
+        &[],
+        Policy::Normal,
+        0,
+        Policy::Normal,
+        &[],
+    );
+    open_scan_budget(&mut s);
+    if uclamp_max.is_some() {
+        s.sched.set_uclamp(p, None, uclamp_max);
+    }
+    let se = s.sched.tasks[p].se as usize;
+    s.sched.entities[se].avg.util_avg = util;
+    s.sched.select_idle_sibling(p, 0, target)
+}
+
+#[test]
+fn asym_capacity_scan_by_version() {
+    // A task too big for any CPU (util 1000 > 80 % of 1024): the idle CPU of the largest
+    // capacity, the first the scan meets. Today and on 5.18 / 6.1 the scan starts at the
+    // target (big CPU 6); on 6.5 / 6.6 at target + 1 (CPU 7).
+    assert_eq!(asym_pick("current", 1000, None, 6), 6);
+    assert_eq!(asym_pick("6.1", 1000, None, 6), 6);
+    assert_eq!(asym_pick("6.6", 1000, None, 6), 7);
+    assert_eq!(asym_pick("6.5", 1000, None, 6), 7);
+    // util 200 capped at uclamp.max 100: util_fits_cpu (v6.2+) lets the cap make a little
+    // CPU fit, so the idle little target stays; 5.18 / 6.1 test fits_capacity(clamped 100,
+    // 124), which fails, and the scan from the target takes the first mid CPU.
+    assert_eq!(asym_pick("6.6", 200, Some(100), 1), 1);
+    assert_eq!(asym_pick("6.1", 200, Some(100), 1), 4);
+    assert_eq!(asym_pick("5.18", 200, Some(100), 1), 4);
 }
 
 #[test]

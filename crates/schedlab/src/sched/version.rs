@@ -275,6 +275,15 @@ impl KernelVersion {
         self == KernelVersion::Current
     }
 
+    /// select_idle_capacity as the 6.5 tree has it (v6.2's util_fits_cpu series): the
+    /// scan starts at target + 1 and has no budget or idle-core preference. 5.18 and 6.1
+    /// scan from target (their fit test: `feec_fits_classes`, false). From 6.8 the model
+    /// runs today's form (the budget, the SMT preference and the scan from target);
+    /// which releases brought those was not traced.
+    pub fn select_idle_capacity_from_next(self) -> bool {
+        matches!(self, KernelVersion::V6_5 | KernelVersion::V6_6)
+    }
+
     /// find_energy_efficient_cpu ranks candidates by util_fits_cpu's classes (uclamp_min
     /// misses as −1, v6.2) and evaluates a domain's max-spare CPU only when it has more spare
     /// capacity than prev_cpu (v6.2/6.3, both in the 6.5 tree); 5.18 and 6.1 (v6.1-rc7 tree)

@@ -16,8 +16,21 @@ impl Sched {
         let Some(w) = w else {
             return true;
         };
-        self.util_fits_cpu(w.util, w.min, w.max, cpu) > 0
-            && (!self.sd.sched_smt_present || self.is_core_idle(cpu))
+        if !self.cfg.kernel.feec_fits_classes() {
+            // 5.18 / 6.1 asym_fits_capacity: no SMT condition.
+            return self.asym_task_fits(w, cpu) > 0;
+        }
+        self.asym_task_fits(w, cpu) > 0 && (!self.sd.sched_smt_present || self.is_core_idle(cpu))
+    }
+
+    /// The fit test of asym placement: util_fits_cpu's class, or on 5.18 / 6.1
+    /// fits_capacity(uclamp_task_util(p), capacity_of(cpu)) (1 or 0).
+    fn asym_task_fits(&self, w: WakeeUtil, cpu: CpuId) -> i32 {
+        if self.cfg.kernel.feec_fits_classes() {
+            return self.util_fits_cpu(w.util, w.min, w.max, cpu);
+        }
+        let util = Sched::uclamp_util_with(w.util, w.min, w.max);
+        crate::sched::capacity::fits_capacity(util, self.capacity_of(cpu)) as i32
     }
 
     /// select_idle_capacity(p, sd_asym, target): the first idle CPU the task fits on,
@@ -30,9 +43,14 @@ impl Sched {
         target: CpuId,
         w: WakeeUtil,
     ) -> Option<CpuId> {
-        let has_idle_core = self.sd.sched_smt_present && self.test_idle_cores(target);
+        // 5.18 – 6.6: no idle-core preference nor scan budget; 6.5 / 6.6 scan from
+        // target + 1.
+        let older = !self.cfg.kernel.feec_fits_classes();
+        let from_next = self.cfg.kernel.select_idle_capacity_from_next();
+        let newest = !older && !from_next;
+        let has_idle_core = newest && self.sd.sched_smt_present && self.test_idle_cores(target);
         let mut nr = i64::MAX;
-        if let Some(sh) = self.sd.domains[sd].shared {
+        if let Some(sh) = self.sd.domains[sd].shared.filter(|_| newest) {
             self.sd_shared_read(target, sh);
             nr = self.sd.shared[sh].nr_idle_scan as i64 + 1;
             if nr == 1 {
@@ -41,7 +59,8 @@ impl Sched {
         }
         let mut best: Option<(i32, u64, CpuId)> = None;
         let span = self.sd.span(sd).clone();
-        for cpu in span.iter_wrap(target) {
+        let start = if from_next { target + 1 } else { target };
+        for cpu in span.iter_wrap(start) {
             if !self.tasks[p].cpus_allowed[cpu] {
                 continue;
             }
@@ -56,7 +75,7 @@ impl Sched {
             if !self.choose_idle_cpu(cpu, p) {
                 continue;
             }
-            let fits = self.util_fits_cpu(w.util, w.min, w.max, cpu);
+            let fits = self.asym_task_fits(w, cpu);
             if fits > 0 && preferred_core {
                 return Some(cpu);
             }
