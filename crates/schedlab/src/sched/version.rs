@@ -275,13 +275,18 @@ impl KernelVersion {
         self == KernelVersion::Current
     }
 
-    /// select_idle_capacity as the 6.5 tree has it (v6.2's util_fits_cpu series): the
-    /// scan starts at target + 1 and has no budget or idle-core preference. 5.18 and 6.1
-    /// scan from target (their fit test: `feec_fits_classes`, false). From 6.8 the model
-    /// runs today's form (the budget, the SMT preference and the scan from target);
-    /// which releases brought those was not traced.
+    /// select_idle_capacity scans from target + 1 in the 6.5 tree (v6.2's util_fits_cpu
+    /// series) and from target again from 7ee7642c9141 "sched/fair: Stabilize asym cpu
+    /// capacity system idle cpu selection" (Vincent Guittot, v6.6) — as 5.18 and 6.1 did.
     pub fn select_idle_capacity_from_next(self) -> bool {
-        matches!(self, KernelVersion::V6_5 | KernelVersion::V6_6)
+        self == KernelVersion::V6_5
+    }
+
+    /// select_idle_capacity without a scan budget or idle-core preference (5.18 – 6.6).
+    /// From 6.8 the model runs today's form; which releases brought those two was not
+    /// traced.
+    pub fn select_idle_capacity_is_plain(self) -> bool {
+        self <= KernelVersion::V6_6
     }
 
     /// find_energy_efficient_cpu ranks candidates by util_fits_cpu's classes (uclamp_min

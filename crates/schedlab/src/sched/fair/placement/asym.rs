@@ -43,11 +43,9 @@ impl Sched {
         target: CpuId,
         w: WakeeUtil,
     ) -> Option<CpuId> {
-        // 5.18 – 6.6: no idle-core preference nor scan budget; 6.5 / 6.6 scan from
-        // target + 1.
-        let older = !self.cfg.kernel.feec_fits_classes();
+        // 5.18 – 6.6: no idle-core preference nor scan budget; 6.5 scans from target + 1.
         let from_next = self.cfg.kernel.select_idle_capacity_from_next();
-        let newest = !older && !from_next;
+        let newest = !self.cfg.kernel.select_idle_capacity_is_plain();
         let has_idle_core = newest && self.sd.sched_smt_present && self.test_idle_cores(target);
         let mut nr = i64::MAX;
         if let Some(sh) = self.sd.domains[sd].shared.filter(|_| newest) {
