@@ -339,6 +339,33 @@ fn asym_capacity_scan_by_version() {
 }
 
 #[test]
+fn task_fits_cpu_by_version() {
+    // util 100 with uclamp.min 350 on a mid CPU (427): util_fits_cpu (v6.2+) lets the
+    // util fit and the floor fit the CPU's capacity; 5.18 / 6.1 test fits_capacity(350,
+    // 427), which fails (350 · 1280 > 427 · 1024): a misfit there.
+    for (kernel, fits) in [
+        ("6.6", true),
+        ("current", true),
+        ("6.1", false),
+        ("5.18", false),
+    ] {
+        let (mut s, p) = state_on(
+            "pixel6",
+            Some(kernel),
+            &[],
+            Policy::Normal,
+            0,
+            Policy::Normal,
+            &[],
+        );
+        s.sched.set_uclamp(p, Some(350), None);
+        let se = s.sched.tasks[p].se as usize;
+        s.sched.entities[se].avg.util_avg = 100;
+        assert_eq!(s.sched.task_fits_cpu(p, 4), fits, "{kernel}");
+    }
+}
+
+#[test]
 fn fork_slow_path_spreads_over_idle_cpus() {
     // 8 tasks forked from CPU 0 of smp:8 start on 8 different CPUs.
     let sc = scenario("smp:8", 1);

@@ -105,10 +105,15 @@ impl Sched {
         fits as i32
     }
 
-    /// task_fits_cpu: the task's util_est and clamps fit the CPU.
+    /// task_fits_cpu: the task's util_est and clamps fit the CPU. 5.18 / 6.1
+    /// (task_fits_capacity): fits_capacity(uclamp_task_util(p), capacity_of(cpu)).
     pub fn task_fits_cpu(&self, p: super::TaskId, cpu: CpuId) -> bool {
         let min = self.uclamp_eff_value(p, UclampId::Min) as u64;
         let max = self.uclamp_eff_value(p, UclampId::Max) as u64;
+        if !self.cfg.kernel.feec_fits_classes() {
+            let util = Sched::uclamp_util_with(self.task_util_est(p), min, max);
+            return fits_capacity(util, self.capacity_of(cpu));
+        }
         self.util_fits_cpu(self.task_util_est(p), min, max, cpu) > 0
     }
 
@@ -122,6 +127,10 @@ impl Sched {
         let cap = self.machine.arch_scale_cpu_capacity(cpu);
         let faster = self.util_est_faster(cpu, super::fair::util_est::UtilConsumer::Overutilized);
         let util = self.cpu_util_cfs(cpu).max(faster.min(cap));
+        if !self.cfg.kernel.feec_fits_classes() {
+            // 5.18 / 6.1: the utilisation against capacity_of, no clamps.
+            return !fits_capacity(util, self.capacity_of(cpu));
+        }
         let min = self.uclamp_rq_get(cpu, UclampId::Min);
         let max = self.uclamp_rq_get(cpu, UclampId::Max);
         self.util_fits_cpu(util, min, max, cpu) == 0
