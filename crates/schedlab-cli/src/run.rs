@@ -73,6 +73,10 @@ pub struct ScenarioArgs {
     /// level balances at the first tick).
     #[arg(long)]
     boot_start: bool,
+    /// schedutil's rate_limit_us for every policy, e.g. 500us (default: the kernel's,
+    /// from the transition latency).
+    #[arg(long, value_name = "DURATION")]
+    schedutil_rate_limit: Option<String>,
     /// Every task's timer slack: how late a sleep may end (default 50us, the kernel's;
     /// 0us wakes sleepers exactly on time).
     #[arg(long, value_name = "DURATION")]
@@ -233,6 +237,11 @@ pub fn build_scenario(args: &ScenarioArgs) -> Result<Scenario, InputError> {
             text(&args.pelt_halflife),
         ),
         ("governor", "--governor", text(&args.governor)),
+        (
+            "schedutil_rate_limit",
+            "--schedutil-rate-limit",
+            text(&args.schedutil_rate_limit),
+        ),
         ("timer_slack", "--timer-slack", text(&args.timer_slack)),
     ];
     for (key, flag, value) in flags {

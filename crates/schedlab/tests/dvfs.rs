@@ -342,3 +342,32 @@ fn iowait_boost_doubles_per_io_wakeup() {
     // and 2802 MHz.
     assert_eq!(&io[sleep.len()..], &[984, 1826, 2802], "{io:?}");
 }
+
+#[test]
+fn the_scenario_sets_schedutils_rate_limit() {
+    // The kernel's default on pixel6 (500 µs clusters): 10 ms on 6.6, 750 µs today; a
+    // scenario's schedutil_rate_limit replaces it on every policy and is echoed.
+    let delays = |kernel: Option<KernelVersion>, limit: Option<u64>| {
+        let mut sc = sc("pixel6", 1, Governor::Schedutil);
+        sc.kernel = kernel;
+        sc.schedutil_rate_limit_ns = limit;
+        let s = sim_of(&sc, vec![periodic("p", 100, 16_000, 6, 0)]);
+        s.sched
+            .cpufreq
+            .policies
+            .iter()
+            .map(|p| p.freq_update_delay_ns)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(delays(Some(KernelVersion::V6_6), None), vec![10_000_000; 3]);
+    assert_eq!(delays(None, None), vec![750_000; 3]);
+    assert_eq!(
+        delays(Some(KernelVersion::V6_6), Some(500_000)),
+        vec![500_000; 3]
+    );
+    let mut sc = sc("pixel6", 1, Governor::Schedutil);
+    sc.schedutil_rate_limit_ns = Some(500_000);
+    sc.workloads = vec!["frames -e fling:200ms".into()];
+    let r = schedlab::experiment::run_scenario(&sc).unwrap();
+    assert_eq!(r.scenario.schedutil_rate_limit_us, Some(500));
+}

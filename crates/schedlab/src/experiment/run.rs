@@ -179,6 +179,9 @@ pub fn prepare_on(
         sim.sched.cfg.tick_offset = tick_phases(scenario.seed, n, sim.sched.cfg.tick_nsec());
     }
     sim.sched.cpufreq_init(scenario.governor);
+    if let Some(ns) = scenario.schedutil_rate_limit_ns {
+        sim.sched.sugov_set_rate_limit(ns);
+    }
     scenario.sysctl.apply(&mut sim.sched);
     super::group_setup::setup_groups(scenario, &mut sim)?;
     Ok(sim)
@@ -396,6 +399,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             preempt: s.cfg.preempt.name().to_string(),
             pelt_halflife_ms: 32 >> s.cfg.pelt_lshift,
             governor: s.cpufreq.governor.name(),
+            schedutil_rate_limit_us: scenario.schedutil_rate_limit_ns.map(|ns| ns / 1000),
             sysctl: [
                 (
                     "sched_util_clamp_min".to_string(),

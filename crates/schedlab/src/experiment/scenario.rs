@@ -46,6 +46,10 @@ pub struct Scenario {
     /// for five minutes and every level is due at the first tick (docs/model.md, Load
     /// balancing).
     pub boot_start: bool,
+    /// `--schedutil-rate-limit` / `schedutil_rate_limit = "500us"`: schedutil's
+    /// `rate_limit_us` tunable written for every policy; `None`: the kernel's default
+    /// (cpufreq_policy_transition_delay_us; docs/model.md, Kernel versions).
+    pub schedutil_rate_limit_ns: Option<Ns>,
     /// `--timer-slack` / `timer_slack = "50us"`: every task's timer slack (the kernel's
     /// default 50 µs; 0 fires every sleep exactly on time).
     pub timer_slack_ns: Ns,
@@ -76,6 +80,7 @@ impl Default for Scenario {
             autogroup: false,
             tick_aligned: false,
             boot_start: false,
+            schedutil_rate_limit_ns: None,
             timer_slack_ns: crate::sched::TIMER_SLACK_NS,
             trace: None,
         }

@@ -41,6 +41,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "kernel",
     "pelt_halflife",
     "governor",
+    "schedutil_rate_limit",
     "sysctl",
     "noise",
     "costs",
@@ -229,6 +230,21 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
                         "use schedutil, performance, powersave or fixed:MHZ (e.g. fixed:1401)",
                     )
                 })?;
+        }
+        "schedutil_rate_limit" => {
+            let fix = "write whole microseconds up to 10 s, e.g. schedutil_rate_limit = \"500us\" or \"10ms\"";
+            let Value::String(s) = value else {
+                return Err(wrong_type(&at(), "a string with a unit", value).with_fix(fix));
+            };
+            let ns = parse_duration(s).map_err(|m| InputError::new(at(), m).with_fix(fix))?;
+            if ns % 1000 != 0 || ns > 10_000_000_000 {
+                return Err(InputError::new(
+                    at(),
+                    format!("{s}: rate_limit_us takes whole microseconds, at most 10 s"),
+                )
+                .with_fix(fix));
+            }
+            sc.schedutil_rate_limit_ns = Some(ns);
         }
         "sysctl" => {
             let Value::Table(t) = value else {
@@ -785,5 +801,21 @@ timer_jitter = \"15us\"\n",
             "{e}"
         );
         assert_eq!(sc.trace, Some(t), "a refused flag changes nothing");
+    }
+
+    #[test]
+    fn schedutil_rate_limit_takes_whole_microseconds_up_to_ten_seconds() {
+        let sc = parse("schedutil_rate_limit = \"500us\"").unwrap();
+        assert_eq!(sc.schedutil_rate_limit_ns, Some(500_000));
+        assert_eq!(parse("").unwrap().schedutil_rate_limit_ns, None);
+        for bad in ["\"1500ns\"", "\"11s\"", "500"] {
+            let e = parse(&format!("schedutil_rate_limit = {bad}"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with("t.toml: key 'schedutil_rate_limit'") && e.contains("microseconds"),
+                "{bad}: {e}"
+            );
+        }
     }
 }

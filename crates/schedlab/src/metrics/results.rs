@@ -110,6 +110,9 @@ pub struct ScenarioEcho {
     pub preempt: String,
     pub pelt_halflife_ms: u32,
     pub governor: String,
+    /// schedutil's rate_limit_us as the scenario wrote it; absent for the kernel's default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedutil_rate_limit_us: Option<u64>,
     /// Every settable sysctl with the value in effect.
     pub sysctl: std::collections::BTreeMap<String, u64>,
     pub duration_ns: u64,

@@ -140,6 +140,13 @@ impl Sched {
         self.refresh_base_speeds();
     }
 
+    /// rate_limit_us_store: schedutil's rate limit written for every policy.
+    pub fn sugov_set_rate_limit(&mut self, ns: Ns) {
+        for p in &mut self.cpufreq.policies {
+            p.freq_update_delay_ns = ns;
+        }
+    }
+
     /// cpufreq_update_util: a root cfs_rq's utilisation changed, or a task woke from IO
     /// wait (`flags`: SCHED_CPUFREQ_IOWAIT).
     pub fn cpufreq_update_util(&mut self, cpu: CpuId, flags: u32) {
