@@ -301,8 +301,13 @@ fn asym_capacity_scan_places_by_fit() {
 }
 
 /// pixel6 on `kernel`, all idle, the probe last on CPU 0 with util `util` and the given
-/// uclamp.max: where select_idle_sibling puts it with `target`.
-fn asym_pick(kernel: &str, util: u64, uclamp_max: Option<u32>, target: usize) -> usize {
+/// uclamps.
+fn pixel6_probe(
+    kernel: &str,
+    util: u64,
+    min: Option<u32>,
+    max: Option<u32>,
+) -> (Simulation, TaskId) {
     let (mut s, p) = state_on(
         "pixel6",
         Some(kernel),
@@ -313,11 +318,17 @@ fn asym_pick(kernel: &str, util: u64, uclamp_max: Option<u32>, target: usize) ->
         &[],
     );
     open_scan_budget(&mut s);
-    if uclamp_max.is_some() {
-        s.sched.set_uclamp(p, None, uclamp_max);
+    if min.is_some() || max.is_some() {
+        s.sched.set_uclamp(p, min, max);
     }
     let se = s.sched.tasks[p].se as usize;
     s.sched.entities[se].avg.util_avg = util;
+    (s, p)
+}
+
+/// Where select_idle_sibling puts `pixel6_probe` with `target`.
+fn asym_pick(kernel: &str, util: u64, uclamp_max: Option<u32>, target: usize) -> usize {
+    let (mut s, p) = pixel6_probe(kernel, util, None, uclamp_max);
     s.sched.select_idle_sibling(p, 0, target)
 }
 
@@ -349,18 +360,7 @@ fn task_fits_cpu_by_version() {
         ("6.1", false),
         ("5.18", false),
     ] {
-        let (mut s, p) = state_on(
-            "pixel6",
-            Some(kernel),
-            &[],
-            Policy::Normal,
-            0,
-            Policy::Normal,
-            &[],
-        );
-        s.sched.set_uclamp(p, Some(350), None);
-        let se = s.sched.tasks[p].se as usize;
-        s.sched.entities[se].avg.util_avg = 100;
+        let (s, p) = pixel6_probe(kernel, 100, Some(350), None);
         assert_eq!(s.sched.task_fits_cpu(p, 4), fits, "{kernel}");
     }
 }
