@@ -282,9 +282,9 @@ impl KernelVersion {
         self == KernelVersion::V6_5
     }
 
-    /// select_idle_capacity without a scan budget or idle-core preference (5.18 – 6.6).
-    /// From 6.8 the model runs today's form; which releases brought those two was not
-    /// traced.
+    /// select_idle_capacity without a scan budget or idle-core preference, asym_fits_cpu
+    /// without its idle-core condition (5.18 – 6.6). From 6.8 the model runs today's
+    /// form; which releases brought those was not traced.
     pub fn select_idle_capacity_is_plain(self) -> bool {
         self <= KernelVersion::V6_6
     }

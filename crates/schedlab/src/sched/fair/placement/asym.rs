@@ -16,11 +16,12 @@ impl Sched {
         let Some(w) = w else {
             return true;
         };
-        if !self.cfg.kernel.feec_fits_classes() {
-            // 5.18 / 6.1 asym_fits_capacity: no SMT condition.
-            return self.asym_task_fits(w, cpu) > 0;
+        let fits = self.asym_task_fits(w, cpu) > 0;
+        if self.cfg.kernel.select_idle_capacity_is_plain() {
+            // 5.18 – 6.6 (asym_fits_capacity / asym_fits_cpu): no SMT condition.
+            return fits;
         }
-        self.asym_task_fits(w, cpu) > 0 && (!self.sd.sched_smt_present || self.is_core_idle(cpu))
+        fits && (!self.sd.sched_smt_present || self.is_core_idle(cpu))
     }
 
     /// The fit test of asym placement: util_fits_cpu's class, or on 5.18 / 6.1
