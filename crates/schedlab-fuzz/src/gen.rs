@@ -282,7 +282,7 @@ pub fn scenario(r: &mut Rng) -> String {
     let mut out = String::new();
     let mut tables = String::new();
     for _ in 0..r.below(9) {
-        match r.below(17) {
+        match r.below(20) {
             0 => out.push_str(&format!("machine = {}\n", quote(r.pick(MACHINES)))),
             1 => out.push_str(&format!("features = {}\n", quote(&feature_list(r)))),
             2 => out.push_str(&format!("seed = {}\n", number(r))),
@@ -317,6 +317,22 @@ pub fn scenario(r: &mut Rng) -> String {
                 }
             }
             14 => tables.push_str(&cgroups(r)),
+            16 => out.push_str(&format!(
+                "boot_start = {}\n",
+                r.pick(&["true", "false", "0"])
+            )),
+            17 => out.push_str(&format!("timer_slack = {}\n", quote(r.pick(DURATIONS)))),
+            18 => out.push_str(&format!(
+                "schedutil_rate_limit = {}\n",
+                r.pick(&[
+                    "\"500us\"",
+                    "\"10ms\"",
+                    "\"1500ns\"",
+                    "\"11s\"",
+                    "\"0us\"",
+                    "500"
+                ])
+            )),
             15 => {
                 tables.push_str("[noise]\n");
                 let keys = [
