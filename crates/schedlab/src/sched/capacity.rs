@@ -110,7 +110,7 @@ impl Sched {
     pub fn task_fits_cpu(&self, p: super::TaskId, cpu: CpuId) -> bool {
         let min = self.uclamp_eff_value(p, UclampId::Min) as u64;
         let max = self.uclamp_eff_value(p, UclampId::Max) as u64;
-        if !self.cfg.kernel.feec_fits_classes() {
+        if !self.cfg.kernel.has_util_fits_cpu() {
             let util = Sched::uclamp_util_with(self.task_util_est(p), min, max);
             return fits_capacity(util, self.capacity_of(cpu));
         }
@@ -127,7 +127,7 @@ impl Sched {
         let cap = self.machine.arch_scale_cpu_capacity(cpu);
         let faster = self.util_est_faster(cpu, super::fair::util_est::UtilConsumer::Overutilized);
         let util = self.cpu_util_cfs(cpu).max(faster.min(cap));
-        if !self.cfg.kernel.feec_fits_classes() {
+        if !self.cfg.kernel.has_util_fits_cpu() {
             // 5.18 / 6.1: the utilisation against capacity_of, no clamps.
             return !fits_capacity(util, self.capacity_of(cpu));
         }
@@ -201,5 +201,22 @@ impl Sched {
     pub(crate) fn rd_write_overloaded(&mut self, cpu: CpuId, v: bool) {
         self.rd_line_store(cpu);
         self.rd.overloaded = v;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_and_greater_margins() {
+        // 80%: 819 fits 1024 (819·1280 = 1,048,320 < 1,048,576), 820 does not.
+        assert!(fits_capacity(819, 1024));
+        assert!(!fits_capacity(820, 1024));
+        // Little CPU 124: 99 fits (126,720 < 126,976), 100 does not (128,000).
+        assert!(fits_capacity(99, 124));
+        assert!(!fits_capacity(100, 124));
+        assert!(capacity_greater(1024, 950));
+        assert!(!capacity_greater(1024, 973));
     }
 }

@@ -67,7 +67,6 @@ pub struct SugovPolicy {
 #[derive(Debug, Clone, Default)]
 pub struct SugovCpu {
     pub util: u64,
-    pub bw_min: u64,
     pub last_update: Ns,
     /// tick_nohz idle-calls count when the governor last looked (the "hold" heuristic).
     pub saved_idle_calls: u64,
@@ -245,17 +244,12 @@ impl Sched {
             if boost != 0 {
                 util = util.max(self.uclamp_rq_util_with(cpu, boost, None));
             }
-            let bw_dl = self.cpu_bw_dl(cpu);
-            let c = &mut self.cpufreq.cpus[cpu];
-            c.bw_min = bw_dl;
-            c.util = map_util_perf(util);
+            self.cpufreq.cpus[cpu].util = map_util_perf(util);
             return;
         }
         let (util, min, max) = self.effective_cpu_util(cpu, util);
         let util = util.max(boost);
-        let c = &mut self.cpufreq.cpus[cpu];
-        c.bw_min = min;
-        c.util = sugov_effective_cpu_perf(util, min, max);
+        self.cpufreq.cpus[cpu].util = sugov_effective_cpu_perf(util, min, max);
     }
 
     /// effective_cpu_util(cpu, util_cfs, FREQUENCY_UTIL, p) before v6.8 (core.c): RT

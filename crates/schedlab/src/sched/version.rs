@@ -289,14 +289,14 @@ impl KernelVersion {
         self <= KernelVersion::V6_6
     }
 
-    /// find_energy_efficient_cpu ranks candidates by util_fits_cpu's classes (uclamp_min
-    /// misses as −1, v6.2) and evaluates a domain's max-spare CPU only when it has more spare
+    /// util_fits_cpu (v6.2's uclamp series, in the 6.5 tree): find_energy_efficient_cpu
+    /// ranks candidates by its classes (uclamp_min misses as −1) and evaluates a domain's max-spare CPU only when it has more spare
     /// capacity than prev_cpu (v6.2/6.3, both in the 6.5 tree); 5.18 and 6.1 (v6.1-rc7 tree)
     /// skip a CPU unless fits_capacity(uclamp_rq_util_with(util), capacity) holds and take
     /// the max-spare CPU whatever prev's spare capacity. The same series (util_fits_cpu)
     /// changed task_fits_cpu, cpu_overutilized and asym placement, which on 5.18 / 6.1 test
     /// fits_capacity(…, capacity_of) of the clamped task util (the CPU's, unclamped).
-    pub fn feec_fits_classes(self) -> bool {
+    pub fn has_util_fits_cpu(self) -> bool {
         self >= KernelVersion::V6_5
     }
 

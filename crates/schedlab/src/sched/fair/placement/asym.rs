@@ -27,7 +27,7 @@ impl Sched {
     /// The fit test of asym placement: util_fits_cpu's class, or on 5.18 / 6.1
     /// fits_capacity(uclamp_task_util(p), capacity_of(cpu)) (1 or 0).
     fn asym_task_fits(&self, w: WakeeUtil, cpu: CpuId) -> i32 {
-        if self.cfg.kernel.feec_fits_classes() {
+        if self.cfg.kernel.has_util_fits_cpu() {
             return self.util_fits_cpu(w.util, w.min, w.max, cpu);
         }
         let util = Sched::uclamp_util_with(w.util, w.min, w.max);

@@ -42,7 +42,7 @@ impl Sched {
         self.sync_entity_load_avg(se);
         let p_min = self.uclamp_eff_value(p, UclampId::Min) as u64;
         let p_max = self.uclamp_eff_value(p, UclampId::Max) as u64;
-        let classes = self.cfg.kernel.feec_fits_classes();
+        let classes = self.cfg.kernel.has_util_fits_cpu();
         // Nothing to place: a task without utilisation (v6.2+: and without a uclamp_min;
         // 5.18 and 6.1 look at the utilisation alone).
         if self.task_util_est(p) == 0 && (p_min == 0 || !classes) {
@@ -75,7 +75,7 @@ impl Sched {
                 let util = self.cpu_util(cpu, Some(p), Some(cpu), false);
                 let cap = self.capacity_of(cpu);
                 let (mut min, mut max) = (p_min, p_max);
-                if self.uclamp_is_used() && !self.rqs[cpu].uclamp.values[1].is_empty() {
+                if self.uclamp_is_used() && !self.uclamp_rq_is_idle(cpu) {
                     min = min.max(self.uclamp_rq_get(cpu, UclampId::Min));
                     max = max.max(self.uclamp_rq_get(cpu, UclampId::Max));
                 }
@@ -105,7 +105,10 @@ impl Sched {
             if max_spare.is_none() && prev_here.is_none() {
                 continue;
             }
-            self.eenv_pd_busy_time(&mut eenv, d, p);
+            if !self.cfg.kernel.has_per_cpu_compute_energy() {
+                // 5.18's compute_energy sums its busy time per CPU itself.
+                self.eenv_pd_busy_time(&mut eenv, d, p);
+            }
             let base = self.compute_energy(&eenv, d, p, None);
             base_energy += base;
             if let Some((fits, _)) = prev_here {
