@@ -207,3 +207,75 @@ fn delay_dequeue_runnable_switch_counts_delayed_tasks_as_runnable() {
     let b = mean_runnable("NO_DELAY_DEQUEUE,DELAY_DEQUEUE_RUNNABLE");
     assert_eq!(a, b);
 }
+
+/// (time, task) of each util_est_update since `setup`'s block.
+fn est_updates(s: &Simulation) -> Vec<(u64, usize)> {
+    let log = s.sched.util_est_log.as_ref().unwrap();
+    log.iter().map(|r| (r.at, r.task)).collect()
+}
+
+fn root_util_est(s: &Simulation) -> u32 {
+    s.sched.cfs_rqs[0].avg.util_est
+}
+
+#[test]
+fn as_posted_a_delayed_wakeup_does_not_put_util_est_back() {
+    // As merged (v6.12): the delayed sleep takes A's estimate off and updates its EWMA;
+    // the delayed wake-up puts it back. As posted (seed 004): ENQUEUE_DELAYED returns
+    // before util_est_enqueue, and the EWMA waits for a completed dequeue.
+    for (features, back) in [("", true), ("DELAY_DEQUEUE_AS_POSTED", false)] {
+        let mut sc = scenario("smp:1", 1);
+        sc.hz = 100;
+        sc.features = features.into();
+        let mut s = sim(&sc, vec![hog("A", 0, None), hog("B", 0, None)]);
+        s.sched.util_est_log = Some(Vec::new());
+        s.advance_clock(4_900 * US);
+        s.sched.block_current(0);
+        s.sched.process_resched();
+        assert!(se(&s, A).sched_delayed);
+        let a_est = s.sched._task_util_est(A) as u32;
+        let updates = est_updates(&s);
+        if back {
+            assert_eq!(updates, vec![(4_900 * US, A)], "{features}");
+            assert!(a_est > 0);
+        } else {
+            assert!(updates.is_empty(), "{features}: {updates:?}");
+            assert_eq!(a_est, 0, "a hog that never slept has no estimate yet");
+        }
+        // B never slept: the root's sum is A's alone, and A's is off while it is delayed.
+        assert_eq!(root_util_est(&s), 0, "{features}");
+        s.advance_clock(6 * MS);
+        s.sched.try_to_wake_up(A, 0, 0);
+        s.sched.process_resched();
+        assert!(!se(&s, A).sched_delayed);
+        let expect = if back { a_est } else { 0 };
+        assert_eq!(root_util_est(&s), expect, "{features}");
+        check(&mut s);
+    }
+}
+
+#[test]
+fn as_posted_the_ewma_updates_when_the_delayed_dequeue_completes() {
+    let mut sc = scenario("smp:1", 1);
+    sc.hz = 100;
+    sc.features = "DELAY_DEQUEUE_AS_POSTED".into();
+    let mut s = sim(&sc, vec![hog("A", 0, None), hog("B", 0, None)]);
+    s.sched.util_est_log = Some(Vec::new());
+    s.advance_clock(4_900 * US);
+    s.sched.block_current(0);
+    s.sched.process_resched();
+    assert!(est_updates(&s).is_empty());
+    // The 10 ms tick's pick finds A eligible and delayed: dequeue_entities(DEQUEUE_DELAYED)
+    // does "what dequeue_task_fair() skipped", with the util_avg of that moment.
+    s.advance_clock(10 * MS);
+    assert!(!se(&s, A).on_rq);
+    assert_eq!(est_updates(&s), vec![(10 * MS, A)]);
+    let log = s.sched.util_est_log.as_ref().unwrap();
+    assert_eq!(log[0].dequeued, se(&s, A).avg.util_avg);
+    assert_eq!(
+        s.sched._task_util_est(A),
+        se(&s, A).avg.util_avg,
+        "a first estimate is the dequeued util"
+    );
+    check(&mut s);
+}

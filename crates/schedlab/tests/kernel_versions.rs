@@ -258,6 +258,7 @@ fn the_posted_series_delays_dequeue_on_6_6() {
         "DELAY_ZERO",
         "PREEMPT_SHORT",
         "DELAY_DEQUEUE_RUNNABLE",
+        "DELAY_DEQUEUE_AS_POSTED",
     ] {
         assert!(s.sched.features.on(Feature::from_name(f).unwrap()), "{f}");
     }

@@ -6,11 +6,21 @@ mod common;
 use common::*;
 use schedlab::sched::fair::util_est::{util_est_next, UTIL_AVG_UNCHANGED};
 use schedlab::sched::pelt::{decay_load, update_signal, SchedAvg};
+use schedlab::sched::version::KernelVersion;
 use schedlab::workload::program::TimerSpec;
 use schedlab::workload::{Op, Policy, Workload};
 
 fn one_task_sim(program: Vec<Op>, secs: u64) -> schedlab::simulation::Simulation {
-    let sc = scenario("smp:1", secs);
+    one_task_sim_on(program, secs, None)
+}
+
+fn one_task_sim_on(
+    program: Vec<Op>,
+    secs: u64,
+    kernel: Option<KernelVersion>,
+) -> schedlab::simulation::Simulation {
+    let mut sc = scenario("smp:1", secs);
+    sc.kernel = kernel;
     let wl = Workload {
         tasks: vec![task("t", 0, Policy::Normal, None, program)],
         timers: vec![TimerSpec { name: "t".into() }],
@@ -225,4 +235,32 @@ fn shorter_half_life_runs_the_pelt_clock_faster() {
         panic!("a 20 ms half-life was accepted");
     };
     assert!(err.to_string().contains("8ms"), "{err}");
+}
+
+#[test]
+fn util_est_reads_the_util_the_dequeue_refreshed_before_v6_12() {
+    // 3 ms every 16 ms on a 4 ms tick: the last PELT update before each sleep is the pick,
+    // 3 ms before the dequeue. Before v6.12 dequeue_task_fair updates util_est after the
+    // entity's dequeue has brought util_avg up to date; v6.12 (the KCSAN race fix) moved
+    // the update first, so it reads the pick's util_avg.
+    for (kernel, fresh) in [
+        (KernelVersion::V5_18, true),
+        (KernelVersion::V6_6, true),
+        (KernelVersion::V6_8, true),
+        (KernelVersion::V6_12, false),
+        (KernelVersion::Current, false),
+    ] {
+        let mut s = one_task_sim_on(periodic_ops(Some(20), 3 * MS, 16 * MS, 0), 1, Some(kernel));
+        s.sched.util_est_log = Some(Vec::new());
+        for k in 0..20u64 {
+            s.run_until(k * 16 * MS + 10 * MS);
+            let r = *s.sched.util_est_log.as_ref().unwrap().last().unwrap();
+            let after_dequeue = s.sched.entities[0].avg.util_avg;
+            if fresh {
+                assert_eq!(r.dequeued, after_dequeue, "{kernel:?} sleep {k}");
+            } else {
+                assert!(r.dequeued < after_dequeue, "{kernel:?} sleep {k}: {r:?}");
+            }
+        }
+    }
 }

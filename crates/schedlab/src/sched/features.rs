@@ -56,6 +56,7 @@ features! {
     UTIL_FITS_CAPACITY_V1 = "UTIL_FITS_CAPACITY_V1", false, "with UTIL_FITS_CAPACITY: seed 000's v1 check, no margin (util ≤ capacity − thermal pressure)";
     SELECT_BIAS_PREV = "SELECT_BIAS_PREV", false, "RFC (seed 000): prefer prev when it is idle or has room, and fall back to prev when the idle scan fails";
     DELAY_DEQUEUE_RUNNABLE = "DELAY_DEQUEUE_RUNNABLE", false, "model switch: delayed entities still count as PELT-runnable, as in the Apr 2024 delayed-dequeue posting before 'sched/eevdf: Fixup PELT vs DELAYED_DEQUEUE' (seed 004)";
+    DELAY_DEQUEUE_AS_POSTED = "DELAY_DEQUEUE_AS_POSTED", false, "model switch: delayed tasks' bookkeeping as in the Apr 2024 delayed-dequeue posting: util_est taken off the CPU at every dequeue and not put back by a delayed wake-up (ENQUEUE_DELAYED returns first), the EWMA updated when the delayed dequeue completes; a delayed task migrates still delayed and is counted in its new CPU's util_est and uclamp, which the delayed dequeue's completion does not take back (seed 004)";
     COMPLETE_EEVDF_RFC = "COMPLETE_EEVDF_RFC", false, "RFC (seed 004): the Apr 2024 'Complete EEVDF' posting applied to v6.6: delayed dequeue with DELAY_ZERO and delayed tasks still PELT-runnable, and PREEMPT_SHORT (v6.6 only; merged in v6.12)";
     PRIO_LB = "PRIO_LB", false, "RFC (seed 002): detach_tasks migrates non-SCHED_IDLE tasks before SCHED_IDLE ones";
     OVERUTIL_WITHOUT_EAS = "OVERUTIL_WITHOUT_EAS", false, "pre-v6.10 root-domain rules: read and update rd->overutilized even when EAS is off, and the top-level balance stores rd->overloaded unchanged or not (seed 001's before)";
@@ -73,11 +74,14 @@ features! {
 /// What the April 2024 "Complete EEVDF" posting (seed 004) switches on, as the model
 /// names it: SCHED_FEAT(DELAY_DEQUEUE, true) and SCHED_FEAT(DELAY_ZERO, true) from its
 /// features.h hunk, PREEMPT_SHORT from its patch 09, and delayed entities counted as
-/// PELT-runnable (the later "Fixup PELT vs DELAYED_DEQUEUE" was not in it).
-const COMPLETE_EEVDF_RFC_SWITCHES: [Feature; 4] = [
+/// PELT-runnable (the later "Fixup PELT vs DELAYED_DEQUEUE" was not in it), and its
+/// util_est and uclamp bookkeeping of delayed tasks (patches 07 and 08; v6.12's "Fix
+/// util_est accounting for DELAY_DEQUEUE" and the uclamp fix for delayed tasks came later).
+const COMPLETE_EEVDF_RFC_SWITCHES: [Feature; 5] = [
     Feature::DELAY_DEQUEUE,
     Feature::DELAY_ZERO,
     Feature::DELAY_DEQUEUE_RUNNABLE,
+    Feature::DELAY_DEQUEUE_AS_POSTED,
     Feature::PREEMPT_SHORT,
 ];
 
@@ -95,7 +99,7 @@ fn lifetime(f: Feature) -> (KernelVersion, Option<KernelVersion>) {
         // 2a77e4be12cb "sched/fair: Untangle NEXT_BUDDY and pick_next_task()", v6.14.
         PICK_BUDDY => (K::V6_18, None),
         // A model switch of delayed dequeue, which 6.6 has under COMPLETE_EEVDF_RFC.
-        DELAY_DEQUEUE_RUNNABLE => (K::V6_6, None),
+        DELAY_DEQUEUE_RUNNABLE | DELAY_DEQUEUE_AS_POSTED => (K::V6_6, None),
         // Seed 004 tested the posting on Android's v6.6.
         COMPLETE_EEVDF_RFC => (K::V6_6, Some(K::V6_8)),
         // v7.1.

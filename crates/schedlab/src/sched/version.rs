@@ -177,6 +177,14 @@ impl KernelVersion {
         self < KernelVersion::V6_8
     }
 
+    /// dequeue_task_fair updates the task's util_est after dequeue_entities, so the EWMA
+    /// takes the util_avg the dequeue has just brought up to date, until Peter Zijlstra's
+    /// Oct 2024 fix of the KCSAN race in dequeue_entities (v6.12-rc: "Must not reference @p
+    /// after dequeue_entities(DEQUEUE_DELAYED)") moved it first.
+    pub fn updates_util_est_after_dequeue(self) -> bool {
+        self < KernelVersion::V6_12
+    }
+
     /// schedutil and EAS put the 25% headroom on the clamped utilisation, uclamp floor and
     /// DL bandwidth included (effective_cpu_util(FREQUENCY_UTIL), then map_util_perf in
     /// get_next_freq and em_cpu_energy), until 9c0b4bb7f630 "sched/cpufreq: Rework schedutil

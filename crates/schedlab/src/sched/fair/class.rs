@@ -72,8 +72,14 @@ impl Sched {
                 let flag = crate::sched::cpufreq_iowait::SCHED_CPUFREQ_IOWAIT;
                 sched.cpufreq_update_util(cpu, flag);
             }
-            if !sched.entities[se as usize].sched_delayed || flags & enqueue::DELAYED != 0 {
-                sched.util_est_enqueue(cpu, p);
+            let delayed = sched.entities[se as usize].sched_delayed;
+            let as_posted = sched.features.on(Feature::DELAY_DEQUEUE_AS_POSTED);
+            if !delayed || flags & enqueue::DELAYED != 0 || as_posted {
+                // The posting's ENQUEUE_DELAYED requeues before util_est_enqueue, and its
+                // core enqueue_task counts every enqueue in uclamp, a delayed one too.
+                if !(as_posted && flags & enqueue::DELAYED != 0) {
+                    sched.util_est_enqueue(cpu, p);
+                }
                 sched.uclamp_rq_inc(cpu, p);
             }
             if flags & enqueue::DELAYED != 0 {
@@ -81,6 +87,8 @@ impl Sched {
                 return;
             }
             let mut idle = u32::from(sched.tasks[p].is_idle_policy());
+            // A delayed task migrating as posted stays delayed: queued, not runnable.
+            let runnable = u32::from(!delayed);
             let mut flags = flags;
             let mut cur = Some(se);
             // Group entities take the min slice of the level below (enqueue_task_fair).
@@ -104,7 +112,7 @@ impl Sched {
                 }
                 let rq = &mut sched.cfs_rqs[cfs];
                 rq.h_nr_queued += 1;
-                rq.h_nr_runnable += 1;
+                rq.h_nr_runnable += runnable;
                 rq.h_nr_idle += idle;
                 if rq.grp.idle {
                     idle = 1;
@@ -127,7 +135,7 @@ impl Sched {
                 }
                 let rq = &mut sched.cfs_rqs[cfs];
                 rq.h_nr_queued += 1;
-                rq.h_nr_runnable += 1;
+                rq.h_nr_runnable += runnable;
                 rq.h_nr_idle += idle;
                 if rq.grp.idle {
                     idle = 1;
@@ -155,14 +163,26 @@ impl Sched {
     /// delayed: it stays on the runqueue as a sched_delayed entity.
     pub fn dequeue_task_fair(&mut self, cpu: CpuId, p: TaskId, flags: u32) -> bool {
         let se = self.tasks[p].se;
+        let sleep = flags & dequeue::SLEEP != 0;
+        // The posting's util_est (seed 004): dequeued every time, updated once the task
+        // really leaves; before v6.12 the update reads the util_avg the dequeue refreshed.
+        let rfc = self.features.on(Feature::DELAY_DEQUEUE_AS_POSTED);
+        let update_after = rfc
+            || (self.cfg.kernel.updates_util_est_after_dequeue()
+                && !self.features.on(Feature::DELAY_DEQUEUE));
         if flags & dequeue::DELAYED == 0 {
             // A delayed dequeue's completion bypasses dequeue_task_fair in the kernel.
-            if !self.entities[se as usize].sched_delayed {
+            let delayed = self.entities[se as usize].sched_delayed;
+            if !delayed || rfc {
                 self.util_est_dequeue(cpu, p);
+            }
+            if !delayed {
                 self.uclamp_rq_dec(cpu, p);
             }
-            self.util_est_update(p, flags & dequeue::SLEEP != 0);
-            if flags & dequeue::SLEEP != 0 {
+            if !update_after {
+                self.util_est_update(p, sleep);
+            }
+            if sleep {
                 let e = &mut self.entities[se as usize];
                 e.prev_sum_exec_runtime_vol = e.sum_exec_runtime;
             }
@@ -170,6 +190,11 @@ impl Sched {
         if !self.dequeue_entities(cpu, se, flags) {
             self.hrtick_update(cpu);
             return false;
+        }
+        if update_after && (flags & dequeue::DELAYED == 0 || rfc) {
+            // dequeue_entities' "Fix-up what dequeue_task_fair() skipped" at a delayed
+            // dequeue's completion.
+            self.util_est_update(p, sleep);
         }
         self.tasks[p].on_rq = false;
         self.hrtick_update(cpu);
@@ -185,7 +210,11 @@ impl Sched {
             Some(p) => (1, u32::from(self.tasks[p].is_idle_policy())),
             None => (0, 0),
         };
-        let h_runnable = h_queued;
+        // A still-delayed task leaving without DEQUEUE_DELAYED (migrating as posted) is
+        // not counted runnable.
+        let still_delayed =
+            self.entities[se as usize].sched_delayed && flags & dequeue::DELAYED == 0;
+        let h_runnable = h_queued - u32::from(task.is_some() && still_delayed);
         let task_sleep = flags & dequeue::SLEEP != 0;
         let mut flags = flags;
         let mut cur = Some(se);

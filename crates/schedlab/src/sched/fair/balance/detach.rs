@@ -128,7 +128,8 @@ impl Sched {
     ) -> bool {
         let t = &self.tasks[p];
         let e = &self.entities[t.se as usize];
-        if e.sched_delayed && env.migration_type != MigrationType::Load {
+        let as_posted = self.features.on(Feature::DELAY_DEQUEUE_AS_POSTED);
+        if e.sched_delayed && env.migration_type != MigrationType::Load && !as_posted {
             return false;
         }
         if self.throttled_lb_pair(p, env.src_cpu, env.dst_cpu) {
@@ -273,11 +274,14 @@ impl Sched {
     /// detach_task: deactivate on the source and set_task_cpu to dst (a counted
     /// migration with PELT detach). A delayed-dequeue task (migrate_load only) has its
     /// dequeue completed on the source and moves while asleep: it is not attached on dst,
-    /// where the kernel would queue it still delayed (simplification).
+    /// where the kernel would queue it still delayed (simplification). Under
+    /// DELAY_DEQUEUE_AS_POSTED it moves queued and still delayed, as the posting did.
     /// Returns whether the task was queued on env.tasks for attaching.
     pub(crate) fn detach_task(&mut self, p: TaskId, env: &mut LbEnv) -> bool {
         let src = env.src_cpu;
-        if self.entities[self.tasks[p].se as usize].sched_delayed {
+        // As posted, a delayed task is dequeued and enqueued like any other, still delayed.
+        let as_posted = self.features.on(Feature::DELAY_DEQUEUE_AS_POSTED);
+        if self.entities[self.tasks[p].se as usize].sched_delayed && !as_posted {
             self.dequeue_task_fair(src, p, dequeue::SLEEP | dequeue::DELAYED);
             self.set_task_cpu(p, env.dst_cpu);
             return false;
