@@ -371,3 +371,45 @@ fn the_scenario_sets_schedutils_rate_limit() {
     let r = schedlab::experiment::run_scenario(&sc).unwrap();
     assert_eq!(r.scenario.schedutil_rate_limit_us, Some(500));
 }
+
+#[test]
+fn an_io_wakeup_asks_for_its_estimate_with_the_boost() {
+    // enqueue_task_fair adds the wakee's util_est before the explicit
+    // cpufreq_update_util(SCHED_CPUFREQ_IOWAIT), so the first request after a long IO
+    // wait covers the task's estimate, not just the 1/8 boost over the decayed CPU.
+    // A 50 ms rate limit makes that first request the one the domain keeps: 8 ms of
+    // work (reference) every ~100 ms.
+    let mut sc = sc("smp-dvfs:1", 2, Governor::Schedutil);
+    sc.schedutil_rate_limit_ns = Some(50 * MS);
+    let program = vec![
+        Op::LoopBegin { count: None },
+        Op::Run { work_ns: 8 * MS },
+        Op::IoWait { ns: 92 * MS },
+        Op::LoopEnd,
+    ];
+    let mut s = sim_of(&sc, vec![task("io", 0, Policy::Normal, None, program)]);
+    let mut trace = Vec::new();
+    for t in (0..1_000_000).step_by(100) {
+        s.run_until(t * US);
+        let f = s.sched.machine.freq_domains[0].cur_khz / 1000;
+        let running = s.sched.rqs[0].curr.is_some();
+        if trace.last().map(|&(_, g, r)| (g, r)) != Some((f, running)) {
+            trace.push((t / 1000, f, running));
+        }
+    }
+    // The third activation wakes at 203 ms after 92 ms of IO wait: its estimate (from the
+    // run at 2048 MHz) asks for 1745 MHz at once. Asking before util_est_enqueue, the
+    // request saw the decayed CPU and the 128 boost, and the run went at 851 MHz.
+    assert_eq!(
+        &trace[..6],
+        &[
+            (0, 2802, true),
+            (8, 2802, false),
+            (100, 2048, true),
+            (111, 2048, false),
+            (203, 1745, true),
+            (216, 1745, false)
+        ],
+        "{trace:?}"
+    );
+}

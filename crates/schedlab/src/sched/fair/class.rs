@@ -67,11 +67,6 @@ impl Sched {
     pub fn enqueue_task_fair(&mut self, cpu: CpuId, p: TaskId, flags: u32) {
         self.in_sched_fn(SchedFn::EnqueueTaskFair, |sched| {
             let se = sched.tasks[p].se;
-            if sched.tasks[p].in_iowait {
-                // The enqueue below may not change util, so tell cpufreq explicitly.
-                let flag = crate::sched::cpufreq_iowait::SCHED_CPUFREQ_IOWAIT;
-                sched.cpufreq_update_util(cpu, flag);
-            }
             let delayed = sched.entities[se as usize].sched_delayed;
             let as_posted = sched.features.on(Feature::DELAY_DEQUEUE_AS_POSTED);
             if !delayed || flags & enqueue::DELAYED != 0 || as_posted {
@@ -85,6 +80,12 @@ impl Sched {
             if flags & enqueue::DELAYED != 0 {
                 sched.requeue_delayed_entity(se);
                 return;
+            }
+            if sched.tasks[p].in_iowait {
+                // The enqueue below may not change util, so tell cpufreq explicitly (after
+                // util_est_enqueue, so the request counts the wakee's estimate).
+                let flag = crate::sched::cpufreq_iowait::SCHED_CPUFREQ_IOWAIT;
+                sched.cpufreq_update_util(cpu, flag);
             }
             let mut idle = u32::from(sched.tasks[p].is_idle_policy());
             // A delayed task migrating as posted stays delayed: queued, not runnable.
