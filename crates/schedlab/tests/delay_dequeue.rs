@@ -279,3 +279,68 @@ fn as_posted_the_ewma_updates_when_the_delayed_dequeue_completes() {
     );
     check(&mut s);
 }
+
+/// Idle CPU 1 balances while A sits delayed on CPU 0 behind B (running) and C (queued);
+/// A has an estimate of 200 and uclamp.min 300. Returns whether A moved to CPU 1, and CPU
+/// 1's root util_est and uclamp.min once CPU 1 has picked (v6.6, as seed 004 ran it).
+fn balance_a_delayed_task(features: &str) -> (bool, u32, u64) {
+    use schedlab::sched::cpus_allowed::CpusAllowed;
+    use schedlab::sched::fair::balance::CpuIdleType;
+    use schedlab::sched::uclamp::UclampId;
+    const C: usize = 2;
+    let mut sc = scenario("smp:2", 1);
+    sc.hz = 100;
+    sc.kernel = Some(schedlab::sched::version::KernelVersion::V6_6);
+    sc.features = features.into();
+    let tasks = ["A", "B", "C"].map(|n| hog(n, 0, Some(vec![0])));
+    let mut s = sim(&sc, tasks.to_vec());
+    s.sched.set_uclamp(A, Some(300), None);
+    s.advance_clock(4_900 * US);
+    assert_eq!(s.sched.rqs[0].curr, Some(A));
+    s.sched.entities[s.sched.tasks[A].se as usize].avg.util_est = 200;
+    s.sched.block_current(0);
+    s.sched.process_resched();
+    assert!(se(&s, A).sched_delayed);
+    // Past task_hot's 0.5 ms, before the 10 ms tick.
+    s.advance_clock(6 * MS);
+    for p in [A, B, C] {
+        s.sched.tasks[p].cpus_allowed = CpusAllowed::all(2);
+    }
+    let sd = s.sched.sd.cpus[1].sd.expect("CPU 1 has a domain");
+    let mut cont = true;
+    s.sched
+        .sched_balance_rq(1, sd, CpuIdleType::Idle, &mut cont);
+    s.sched.process_resched();
+    let arrived = s.sched.tasks[A].cpu == 1;
+    s.advance_clock(6 * MS + 200 * US);
+    if arrived {
+        // Alone on CPU 1 it is eligible: the pick completes its dequeue.
+        assert!(
+            !se(&s, A).on_rq && !s.sched.tasks[A].on_rq,
+            "A's dequeue completed"
+        );
+        assert_eq!(s.sched.rqs[1].nr_running, 0);
+    }
+    let root = s.sched.rqs[1].cfs;
+    let est = s.sched.cfs_rqs[root].avg.util_est;
+    let clamp = s.sched.uclamp_rq_get(1, UclampId::Min);
+    check(&mut s);
+    (arrived, est, clamp)
+}
+
+#[test]
+fn as_posted_a_migrated_delayed_task_leaks_its_estimate_and_clamp() {
+    // The posting's can_migrate_task (v6.6's) has no delayed check: idle CPU 1 pulls A,
+    // still delayed; its enqueue there counts A's estimate and clamp, and the pick that
+    // completes A's dequeue takes neither back: CPU 1 is empty and keeps both.
+    assert_eq!(
+        balance_a_delayed_task("COMPLETE_EEVDF_RFC"),
+        (true, 200, 300)
+    );
+    // With the merged bookkeeping the balancer leaves the delayed task for this
+    // imbalance (it takes C): CPU 1 keeps nothing of A.
+    assert_eq!(
+        balance_a_delayed_task("COMPLETE_EEVDF_RFC,NO_DELAY_DEQUEUE_AS_POSTED"),
+        (false, 0, 0)
+    );
+}

@@ -167,14 +167,14 @@ impl Sched {
         let sleep = flags & dequeue::SLEEP != 0;
         // The posting's util_est (seed 004): dequeued every time, updated once the task
         // really leaves; before v6.12 the update reads the util_avg the dequeue refreshed.
-        let rfc = self.features.on(Feature::DELAY_DEQUEUE_AS_POSTED);
-        let update_after = rfc
+        let as_posted = self.features.on(Feature::DELAY_DEQUEUE_AS_POSTED);
+        let update_after = as_posted
             || (self.cfg.kernel.updates_util_est_after_dequeue()
                 && !self.features.on(Feature::DELAY_DEQUEUE));
         if flags & dequeue::DELAYED == 0 {
             // A delayed dequeue's completion bypasses dequeue_task_fair in the kernel.
             let delayed = self.entities[se as usize].sched_delayed;
-            if !delayed || rfc {
+            if !delayed || as_posted {
                 self.util_est_dequeue(cpu, p);
             }
             if !delayed {
@@ -192,7 +192,7 @@ impl Sched {
             self.hrtick_update(cpu);
             return false;
         }
-        if update_after && (flags & dequeue::DELAYED == 0 || rfc) {
+        if update_after && (flags & dequeue::DELAYED == 0 || as_posted) {
             // dequeue_entities' "Fix-up what dequeue_task_fair() skipped" at a delayed
             // dequeue's completion.
             self.util_est_update(p, sleep);
