@@ -111,10 +111,18 @@ impl Sched {
         let min = self.uclamp_eff_value(p, UclampId::Min) as u64;
         let max = self.uclamp_eff_value(p, UclampId::Max) as u64;
         if !self.cfg.kernel.has_util_fits_cpu() {
-            let util = Sched::uclamp_util_with(self.task_util_est(p), min, max);
-            return fits_capacity(util, self.capacity_of(cpu));
+            return self.task_fits_capacity(self.task_util_est(p), min, max, cpu);
         }
         self.util_fits_cpu(self.task_util_est(p), min, max, cpu) > 0
+    }
+
+    /// task_fits_capacity (5.18 / 6.1): fits_capacity(uclamp_task_util(p), capacity_of(cpu)),
+    /// the task's util_est within its clamps against the CPU's capacity, unclamped.
+    pub(crate) fn task_fits_capacity(&self, util_est: u64, min: u64, max: u64, cpu: CpuId) -> bool {
+        fits_capacity(
+            Sched::uclamp_util_with(util_est, min, max),
+            self.capacity_of(cpu),
+        )
     }
 
     /// cpu_overutilized (v7.0). Under OVERUTIL_WITHOUT_EAS, the pre-v6.10

@@ -3,6 +3,7 @@
 //! suite turns any violation into a failure.
 
 use super::fair::weights::scale_load_down;
+use super::features::Feature;
 use super::uapi::SchedClass;
 use super::{Sched, TaskState};
 
@@ -269,7 +270,6 @@ impl Sched {
                 est[t.cpu] += self._task_util_est(p);
             }
         }
-        use super::features::Feature;
         // The delayed-dequeue posting's bookkeeping does not keep the sum (seed 004: the
         // estimate is not put back at a delayed wake-up and leaks with a delayed migration).
         if !self.features.on(Feature::UTIL_EST)

@@ -30,8 +30,7 @@ impl Sched {
         if self.cfg.kernel.has_util_fits_cpu() {
             return self.util_fits_cpu(w.util, w.min, w.max, cpu);
         }
-        let util = Sched::uclamp_util_with(w.util, w.min, w.max);
-        crate::sched::capacity::fits_capacity(util, self.capacity_of(cpu)) as i32
+        self.task_fits_capacity(w.util, w.min, w.max, cpu) as i32
     }
 
     /// select_idle_capacity(p, sd_asym, target): the first idle CPU the task fits on,
