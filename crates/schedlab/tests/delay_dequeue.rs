@@ -6,6 +6,7 @@
 
 mod common;
 use common::*;
+use schedlab::sched::version::KernelVersion;
 use schedlab::sched::TaskState;
 use schedlab::simulation::Simulation;
 
@@ -284,16 +285,24 @@ fn as_posted_the_ewma_updates_when_the_delayed_dequeue_completes() {
 /// A has an estimate of 200 and uclamp.min 300. Returns whether A moved to CPU 1, and CPU
 /// 1's root util_est and uclamp.min once CPU 1 has picked (v6.6, as seed 004 ran it).
 fn balance_a_delayed_task(features: &str) -> (bool, u32, u64) {
+    balance_with_a_delayed_task(KernelVersion::V6_6, features, &["A", "B", "C"])
+}
+
+/// balance_a_delayed_task on `kernel` with the hogs `names` (A first, B second) on CPU 0.
+fn balance_with_a_delayed_task(
+    kernel: KernelVersion,
+    features: &str,
+    names: &[&str],
+) -> (bool, u32, u64) {
     use schedlab::sched::cpus_allowed::CpusAllowed;
     use schedlab::sched::fair::balance::CpuIdleType;
     use schedlab::sched::uclamp::UclampId;
-    const C: usize = 2;
     let mut sc = scenario("smp:2", 1);
     sc.hz = 100;
-    sc.kernel = Some(schedlab::sched::version::KernelVersion::V6_6);
+    sc.kernel = Some(kernel);
     sc.features = features.into();
-    let tasks = ["A", "B", "C"].map(|n| hog(n, 0, Some(vec![0])));
-    let mut s = sim(&sc, tasks.to_vec());
+    let tasks = names.iter().map(|n| hog(n, 0, Some(vec![0]))).collect();
+    let mut s = sim(&sc, tasks);
     s.sched.set_uclamp(A, Some(300), None);
     s.advance_clock(4_900 * US);
     assert_eq!(s.sched.rqs[0].curr, Some(A));
@@ -303,7 +312,7 @@ fn balance_a_delayed_task(features: &str) -> (bool, u32, u64) {
     assert!(se(&s, A).sched_delayed);
     // Past task_hot's 0.5 ms, before the 10 ms tick.
     s.advance_clock(6 * MS);
-    for p in [A, B, C] {
+    for p in 0..names.len() {
         s.sched.tasks[p].cpus_allowed = CpusAllowed::all(2);
     }
     let sd = s.sched.sd.cpus[1].sd.expect("CPU 1 has a domain");
@@ -343,4 +352,18 @@ fn as_posted_a_migrated_delayed_task_leaks_its_estimate_and_clamp() {
         balance_a_delayed_task("COMPLETE_EEVDF_RFC,NO_DELAY_DEQUEUE_AS_POSTED"),
         (false, 0, 0)
     );
+}
+
+#[test]
+fn the_balancer_counts_delayed_tasks_before_v6_14() {
+    // CPU 0 holds B (running) and A (delayed). 6.6's balancer (and the posting's) reads
+    // cfs.h_nr_running, which counts A: CPU 0 has two tasks and idle CPU 1 pulls the one
+    // it may take, A, still delayed.
+    let (pulled, _, _) =
+        balance_with_a_delayed_task(KernelVersion::V6_6, "COMPLETE_EEVDF_RFC", &["A", "B"]);
+    assert!(pulled, "6.6 + the posting: A is counted and pulled");
+    // From v6.14 ("Use the new cfs_rq.h_nr_runnable") CPU 0 holds one runnable task, the
+    // running one: nothing to pull.
+    let (pulled, _, _) = balance_with_a_delayed_task(KernelVersion::V6_18, "", &["A", "B"]);
+    assert!(!pulled, "6.18: A is not counted");
 }

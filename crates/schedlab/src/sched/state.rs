@@ -139,6 +139,17 @@ impl CfsRq {
             grp: Default::default(),
         }
     }
+
+    /// The fair tasks the load balancer counts here: h_nr_runnable from v6.14, before it
+    /// h_nr_running, delayed tasks included (KernelVersion::balances_runnable_tasks_only).
+    #[inline]
+    pub fn lb_h_nr_running(&self, kernel: KernelVersion) -> u32 {
+        if kernel.balances_runnable_tasks_only() {
+            self.h_nr_runnable
+        } else {
+            self.h_nr_queued
+        }
+    }
 }
 
 /// Task life-cycle as the core sees it.

@@ -248,6 +248,15 @@ impl KernelVersion {
         self >= KernelVersion::V6_5
     }
 
+    /// The balancer's task counts (update_sg_lb_stats, update_sg_wakeup_stats,
+    /// sched_reduced_capacity, sched_balance_find_src_rq, need_active_balance,
+    /// nohz_balancer_kick) leave delayed tasks out (cfs.h_nr_runnable) from 1a49104496d3
+    /// "sched/fair: Use the new cfs_rq.h_nr_runnable" (v6.14); before, they read
+    /// cfs.h_nr_running, which counts them (6.12, and 6.6 under the delayed-dequeue posting).
+    pub fn balances_runnable_tasks_only(self) -> bool {
+        self >= KernelVersion::V6_18
+    }
+
     /// update_cfs_group leaves the weight of a group entity whose cfs_rq is empty, from
     /// "sched/fair: Fix update_cfs_group() vs DELAY_DEQUEUE" (Jan 2025, after v6.12's
     /// release; Fixes 152e11f6df29); before, it is reweighted to calc_group_shares.

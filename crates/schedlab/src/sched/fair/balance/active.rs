@@ -23,7 +23,7 @@ impl Sched {
         }
         let src = &self.rqs[env.src_cpu];
         if env.idle.is_idle()
-            && self.cfs_rqs[src.cfs].h_nr_runnable == 1
+            && self.cfs_rqs[src.cfs].lb_h_nr_running(self.cfg.kernel) == 1
             && self.check_cpu_capacity(env.src_cpu, env.sd)
             && self.capacity_of(env.src_cpu) * (d.imbalance_pct as u64)
                 < self.capacity_of(env.dst_cpu) * 100

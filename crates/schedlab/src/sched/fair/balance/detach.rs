@@ -30,7 +30,7 @@ impl Sched {
                 continue;
             }
             let rq = &self.rqs[i];
-            let nr_running = self.cfs_rqs[rq.cfs].h_nr_runnable;
+            let nr_running = self.cfs_rqs[rq.cfs].lb_h_nr_running(self.cfg.kernel);
             if nr_running == 0 {
                 continue;
             }

@@ -81,7 +81,8 @@ impl Sched {
                 break 'out;
             }
             if let Some(sd) = self.sd.cpus[cpu].sd {
-                if self.cfs_rqs[rq.cfs].h_nr_queued >= 1 && self.check_cpu_capacity(cpu, sd) {
+                let fair = self.cfs_rqs[rq.cfs].lb_h_nr_running(self.cfg.kernel);
+                if fair >= 1 && self.check_cpu_capacity(cpu, sd) {
                     flags = balance;
                     break 'out;
                 }

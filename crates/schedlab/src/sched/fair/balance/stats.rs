@@ -57,7 +57,7 @@ impl Sched {
             sgs.group_load += load;
             sgs.group_util += self.lb_cpu_util(i);
             sgs.group_runnable += cfs.avg.runnable_avg;
-            sgs.sum_h_nr_running += cfs.h_nr_runnable;
+            sgs.sum_h_nr_running += cfs.lb_h_nr_running(self.cfg.kernel);
             let nr_running = rq.nr_running;
             sgs.sum_nr_running += nr_running;
             // An OR over the group: once set, the rest of its CPUs cannot change it.
@@ -86,7 +86,7 @@ impl Sched {
                     }
                 }
             } else if env.idle.is_idle()
-                && cfs.h_nr_runnable == 1
+                && cfs.lb_h_nr_running(self.cfg.kernel) == 1
                 && self.check_cpu_capacity(i, env.sd)
             {
                 // sched_reduced_capacity: the "misfit" of a symmetric system.

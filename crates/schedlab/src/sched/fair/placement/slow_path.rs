@@ -72,7 +72,8 @@ impl Sched {
             s.group_runnable += self.cpu_runnable_without(i, p);
             let local = self.task_running_on_cpu(i, p) as u32;
             let cfs = &self.cfs_rqs[self.rqs[i].cfs];
-            s.sum_h_nr_running += cfs.h_nr_runnable - local.min(cfs.h_nr_runnable);
+            let fair = cfs.lb_h_nr_running(self.cfg.kernel);
+            s.sum_h_nr_running += fair - local.min(fair);
             let nr_running = self.rqs[i].nr_running - local;
             s.sum_nr_running += nr_running;
             if nr_running == 0 && self.idle_cpu_without(i, p) {
