@@ -573,6 +573,8 @@ impl Thread<'_> {
                         spin_loops(4);
                     }
                 },
+                // Only the frames workload writes cpufreq limits; it does not run on hosts.
+                Op::SetMinFreq { .. } => {}
                 Op::SpinUnlockCpu => {
                     if let Some(obj) = self.spin_held.take() {
                         let mut g = sh.lock();

@@ -413,3 +413,58 @@ fn an_io_wakeup_asks_for_its_estimate_with_the_boost() {
         "{trace:?}"
     );
 }
+
+#[test]
+fn a_min_freq_write_holds_schedutil_at_or_above_it() {
+    // A light task settles the single-CPU domain at its bottom OPP (500 MHz); a power
+    // HAL writes scaling_min_freq = 1.1 GHz at 200 ms: the policy moves to 1106 MHz (the
+    // lowest OPP at or above) at once and schedutil's requests stay clamped there; it
+    // writes 0 at 300 ms, and the next update (limits_changed: no rate limit) drops to 500.
+    let sc = sc("smp-dvfs:1", 1, Governor::Schedutil);
+    let light = vec![
+        Op::LoopBegin { count: None },
+        Op::Run { work_ns: 20 * US },
+        Op::Sleep { ns: 300 * US },
+        Op::LoopEnd,
+    ];
+    let hal = vec![
+        Op::Sleep { ns: 200 * MS },
+        Op::SetMinFreq {
+            cpu: 0,
+            khz: 1_100_000,
+        },
+        Op::Sleep { ns: 100 * MS },
+        Op::SetMinFreq { cpu: 0, khz: 0 },
+    ];
+    let tasks = vec![
+        task("light", 0, Policy::Normal, None, light),
+        task("hal", 0, Policy::Normal, None, hal),
+    ];
+    let mut s = sim_of(&sc, tasks);
+    let mut trace: Vec<(u64, u32)> = vec![];
+    for t in (0..400_000).step_by(5) {
+        s.run_until(t * US);
+        let f = s.sched.machine.freq_domains[0].cur_khz / 1000;
+        if trace.last().map(|&(_, k)| k) != Some(f) {
+            trace.push((t, f));
+        }
+    }
+    let first = |k: u32, after: u64| {
+        trace
+            .iter()
+            .find(|&&(t, f)| f == k && t >= after)
+            .map(|x| x.0)
+    };
+    let up = first(1106, 150_000).expect("boosted");
+    let down = first(500, up).expect("released");
+    // The write lands within the sleep's timer slack (50 µs) of 200 ms; the drop comes
+    // with the first cpufreq_update_util after 300 ms, which runs when the CPU's PELT
+    // sums decay: at a wake-up past the next 1024 µs period boundary.
+    assert!((200_000..200_100).contains(&up), "{trace:?}");
+    assert!((300_000..301_500).contains(&down), "{trace:?}");
+    assert!(
+        trace.iter().all(|&(t, f)| t < up || t >= down || f >= 1106),
+        "{trace:?}"
+    );
+    assert!(trace.iter().any(|&(t, f)| t < up && f == 500), "{trace:?}");
+}

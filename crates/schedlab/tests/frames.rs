@@ -219,6 +219,9 @@ fn option_errors_name_the_option() {
         ("frames -a x", "-a/--app-threads"),
         ("frames --bogus", "--bogus"),
         ("frames extra", "extra"),
+        ("frames --input-boost 9:1197", "--input-boost"),
+        ("frames --input-boost 0=1197", "--input-boost"),
+        ("frames --input-boost 0:0", "--input-boost"),
     ] {
         let e = build_workload_seeded(cmd, Path::new("."), 8, 1)
             .unwrap_err()
@@ -258,4 +261,67 @@ fn surfaceflinger_runs_sched_fifo_2_with_sf_policy_fifo() {
     let t = r.tasks.iter().find(|t| t.comm == "surfaceflinger").unwrap();
     assert_eq!((t.policy.as_str(), t.rt_priority), ("SCHED_FIFO", Some(2)));
     assert!(frames(&r).frames > 0);
+}
+
+#[test]
+fn the_input_boost_raises_the_policies_minimum_for_a_flings_first_1_6_s() {
+    use schedlab::experiment::run::prepare;
+    // idle 1 s, then a 2.5 s fling: the power HAL task writes the minimum of every policy
+    // at 1 s and writes 0 back 1.6 s later (input_boost::windows).
+    let cmd = "frames -e idle:1s,fling:2.5s --input-boost 0:1197,4:1197,6:1106";
+    let c = build_workload_seeded(cmd, Path::new("."), 8, 1).unwrap();
+    let hal = c.workload.tasks.last().unwrap();
+    assert_eq!(hal.attrs.comm, "android.hardwar");
+    let writes: Vec<(usize, u32)> = hal
+        .program
+        .iter()
+        .filter_map(|op| match op {
+            Op::SetMinFreq { cpu, khz } => Some((*cpu, *khz)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        writes,
+        [
+            (0, 1_197_000),
+            (4, 1_197_000),
+            (6, 1_106_000),
+            (0, 0),
+            (4, 0),
+            (6, 0)
+        ]
+    );
+    let khz = |cmd: &str, t_ms: u64| {
+        let sc = Scenario {
+            machine: "pixel6".into(),
+            governor: Governor::Schedutil,
+            seed: 1,
+            workloads: vec![cmd.into()],
+            ..Scenario::default()
+        };
+        let w = build_workload_seeded(cmd, Path::new("."), 8, 1).unwrap();
+        let mut s = prepare(&sc, w.workload).unwrap();
+        s.run_until(t_ms * 1_000_000);
+        s.sched
+            .machine
+            .freq_domains
+            .iter()
+            .map(|d| d.cur_khz)
+            .collect::<Vec<_>>()
+    };
+    let boosted = |f: &[u32]| f[0] >= 1_197_000 && f[1] >= 1_197_000 && f[2] >= 1_106_000;
+    // While the boost lasts no policy is below its minimum; without it, schedutil takes
+    // some lower at those moments.
+    let times = [1_050, 1_300, 1_800, 2_590];
+    assert!(times.iter().all(|&t| boosted(&khz(cmd, t))));
+    let plain_cmd = "frames -e idle:1s,fling:2.5s";
+    let plain: Vec<_> = times.iter().map(|&t| khz(plain_cmd, t)).collect();
+    assert!(plain.iter().any(|f| !boosted(f)), "{plain:?}");
+    // Without the option there is no power HAL task.
+    let plain = build_workload_seeded(plain_cmd, Path::new("."), 8, 1).unwrap();
+    assert!(plain
+        .workload
+        .tasks
+        .iter()
+        .all(|t| t.attrs.comm != "android.hardwar"));
 }

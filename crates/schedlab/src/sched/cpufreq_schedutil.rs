@@ -61,6 +61,10 @@ pub struct SugovPolicy {
     pub need_freq_update: bool,
     /// A frequency change is queued and not yet applied.
     pub work_in_progress: bool,
+    /// cpufreq_policy->min as resolved from scaling_min_freq (an OPP; 0 = none written).
+    pub min_freq: u32,
+    /// sugov_limits ran: the next update skips the rate limit and the cached frequency.
+    pub limits_changed: bool,
 }
 
 /// struct sugov_cpu.
@@ -197,10 +201,15 @@ impl Sched {
     }
 
     /// sugov_should_update_freq: the rate limit.
-    fn sugov_should_update_freq(&self, d: usize, time: Ns) -> bool {
-        let p = &self.cpufreq.policies[d];
+    fn sugov_should_update_freq(&mut self, d: usize, time: Ns) -> bool {
+        let p = &mut self.cpufreq.policies[d];
         if p.work_in_progress {
             return false;
+        }
+        if p.limits_changed {
+            p.limits_changed = false;
+            p.need_freq_update = true;
+            return true;
         }
         p.need_freq_update || time.saturating_sub(p.last_freq_update_time) >= p.freq_update_delay_ns
     }
@@ -227,7 +236,8 @@ impl Sched {
             return p.next_freq;
         }
         p.cached_raw_freq = raw;
-        next_freq_for(dom, util, max_cap)
+        // cpufreq_driver_resolve_freq clamps to policy->min (itself an OPP) first.
+        next_freq_for(dom, util, max_cap).max(p.min_freq)
     }
 
     /// sugov_get_util: the CPU's performance request including headroom and clamps.
@@ -324,9 +334,37 @@ impl Sched {
     /// The FreqChange event: the domain moves to its policy's next_freq. Every CPU of the
     /// domain is brought up to date at the old speed first.
     pub fn apply_freq_change(&mut self, d: usize) {
-        self.cpufreq.policies[d].work_in_progress = false;
-        let khz = self.cpufreq.policies[d].next_freq;
+        let p = &mut self.cpufreq.policies[d];
+        p.work_in_progress = false;
+        // __cpufreq_driver_target clamps to the limits of the moment.
+        let khz = p.next_freq.max(p.min_freq);
         self.set_domain_freq(d, khz);
+    }
+
+    /// store_scaling_min_freq for the policy of `cpu`: cpufreq_set_policy resolves the new
+    /// minimum to an OPP (RELATION_L; 0 = the lowest), then the governor's limits
+    /// callback runs: schedutil's sugov_limits applies them at once
+    /// (cpufreq_policy_apply_limits: a policy below its new minimum moves up to it) and
+    /// marks limits_changed; performance stays at the top; powersave runs at the minimum;
+    /// userspace (`fixed`) clamps its set speed.
+    pub fn cpufreq_set_min_freq(&mut self, cpu: CpuId, khz: u32) {
+        let d = self.machine.cpus[cpu].freq_domain;
+        let dom = &self.machine.freq_domains[d];
+        let min = dom.resolve_freq(khz as u64);
+        let (lowest, cur) = (dom.opps[0].khz, dom.cur_khz);
+        self.cpufreq.policies[d].min_freq = if min == lowest { 0 } else { min };
+        let target = match self.cpufreq.governor {
+            Governor::Schedutil => {
+                self.cpufreq.policies[d].limits_changed = true;
+                cur.max(min)
+            }
+            Governor::Performance => cur,
+            Governor::Powersave => min,
+            Governor::Fixed(set) => self.machine.freq_domains[d]
+                .resolve_freq(set as u64)
+                .max(min),
+        };
+        self.set_domain_freq(d, target);
     }
 
     /// Move domain `d` to `khz`: settle progress, PELT clocks and the energy meter at the

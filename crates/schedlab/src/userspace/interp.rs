@@ -300,6 +300,7 @@ impl Interpreter {
                     }
                 }
                 Op::Count { counter } => self.probes.counters[*counter] += 1,
+                Op::SetMinFreq { cpu: c, khz } => sched.cpufreq_set_min_freq(*c, *khz),
                 Op::Fork { template } => {
                     if !self.fork(sched, workload, p, cpu, *template) {
                         sched.exit_current(cpu);
@@ -539,6 +540,9 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
                 }
                 Op::Fork { template } if *template >= workload.templates.len() => {
                     return bad(format!("fork template {template} does not exist"));
+                }
+                Op::SetMinFreq { cpu, .. } if *cpu >= nr_cpus => {
+                    return bad(format!("cpufreq policy of CPU {cpu}: no such CPU"));
                 }
                 Op::Record {
                     since: Since::Timer(timer),

@@ -184,6 +184,12 @@ pub enum Op {
     Fork {
         template: usize,
     },
+    /// Write `khz` to scaling_min_freq of the cpufreq policy of CPU `cpu` (0: the policy's
+    /// lowest OPP), as a power HAL's boost does (docs/workloads.md, frames).
+    SetMinFreq {
+        cpu: usize,
+        khz: u32,
+    },
 }
 
 /// The origin of a `Record` sample.

@@ -10,6 +10,7 @@
 //! = completion − intended vsync, as FrameMetrics TOTAL_DURATION. The work model is in
 //! `model`; the statistics and printout in `report`.
 
+pub mod input_boost;
 pub mod jank;
 pub mod model;
 pub mod report;
@@ -42,6 +43,7 @@ const OPTS: &[OptSpec] = &[
     long_value("cpus"),
     long_value("app"),
     long_value("sf-policy"),
+    long_value("input-boost"),
     flag('h', "help"),
 ];
 
@@ -98,6 +100,9 @@ pub struct Params {
     pub app: String,
     /// `--sf-policy fifo|fair`: SurfaceFlinger's scheduling class.
     pub sf_policy: SfPolicy,
+    /// `--input-boost CPU:MHZ,…`: the power HAL's minimum frequency per policy (named by
+    /// one of its CPUs) while a touch boost lasts (`input_boost`); empty: no boost.
+    pub input_boost: Vec<(usize, u32)>,
 }
 
 /// Parse `frames ARGS…` for a machine of `nr_cpus` CPUs.
@@ -191,6 +196,16 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
             ))
         }
     };
+    let input_boost = match p.get("input-boost") {
+        None => Vec::new(),
+        Some((_, v)) => parse_input_boost(v, nr_cpus).map_err(|m| {
+            err(
+                "input-boost",
+                m,
+                "write CPU:MHZ pairs, one CPU of each policy, e.g. 0:1197,4:1197,6:1106 (Pixel 6)",
+            )
+        })?,
+    };
     let threads = |long: &str| -> Result<usize, InputError> {
         let n: usize = cmdline::number_or(tool, &p, long, 0, 0)?;
         if n > 1000 {
@@ -241,7 +256,30 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
             .map(|(_, v)| v.to_string())
             .unwrap_or_else(|| "com.android.benchmark".into()),
         sf_policy,
+        input_boost,
     })
+}
+
+/// `0:1197,4:1197,6:1106`: (CPU, kHz) pairs.
+fn parse_input_boost(v: &str, nr_cpus: usize) -> Result<Vec<(usize, u32)>, String> {
+    v.split(',')
+        .map(|pair| {
+            let (cpu, mhz) = pair
+                .split_once(':')
+                .ok_or(format!("'{pair}' is not CPU:MHZ"))?;
+            let cpu: usize = cpu
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{cpu}' is not a CPU number"))?;
+            if cpu >= nr_cpus {
+                return Err(format!("CPU {cpu} does not exist ({nr_cpus} CPUs)"));
+            }
+            match mhz.trim().trim_end_matches("MHz").parse::<u32>() {
+                Ok(m) if m > 0 && m < 100_000 => Ok((cpu, m * 1000)),
+                _ => Err(format!("'{mhz}' is not a frequency in MHz")),
+            }
+        })
+        .collect()
 }
 
 /// The main thread's comm: Android names it after the process, keeping the last 15
@@ -318,6 +356,14 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Compiled {
             &mut sys_rng,
         );
         tasks.push(task(SYSTEM_COMMS[i % SYSTEM_COMMS.len()], None, prog));
+    }
+    if !p.input_boost.is_empty() {
+        let windows = input_boost::windows(&layout, interval);
+        tasks.push(task(
+            POWER_HAL_COMM,
+            None,
+            power_hal_program(&windows, &p.input_boost),
+        ));
     }
     Compiled {
         workload: Workload {
@@ -431,6 +477,27 @@ fn app_program(layout: &[EpisodeSlots], interval: Ns, rng: &mut ChaCha8Rng) -> V
 
 /// Sleep / run pairs drawn uniformly from the (min, max) ranges, until `span` of sleeping
 /// and reference work has passed.
+/// The power HAL service's thread (android.hardware.power-service.pixel-libperfmgr, 15
+/// characters kept).
+pub const POWER_HAL_COMM: &str = "android.hardwar";
+
+/// The power HAL: at each boost window it writes the minimum frequencies, and at its end
+/// writes 0 back (the nodes' defaults). The sysfs writes are taken to cost no CPU time.
+fn power_hal_program(windows: &[(Ns, Ns)], mins: &[(usize, u32)]) -> Vec<Op> {
+    let mut prog = Vec::new();
+    let mut t = 0;
+    for &(on, off) in windows {
+        if on > t {
+            prog.push(Op::Sleep { ns: on - t });
+        }
+        prog.extend(mins.iter().map(|&(cpu, khz)| Op::SetMinFreq { cpu, khz }));
+        prog.push(Op::Sleep { ns: off - on });
+        prog.extend(mins.iter().map(|&(cpu, _)| Op::SetMinFreq { cpu, khz: 0 }));
+        t = off;
+    }
+    prog
+}
+
 fn background(span: Ns, sleep: (Ns, Ns), work: (Ns, Ns), rng: &mut ChaCha8Rng) -> Vec<Op> {
     let draw =
         |rng: &mut ChaCha8Rng, (lo, hi): (Ns, Ns)| lo + (model::unit(rng) * (hi - lo) as f64) as Ns;
