@@ -266,12 +266,13 @@ fn surfaceflinger_runs_sched_fifo_2_with_sf_policy_fifo() {
 #[test]
 fn the_input_boost_raises_the_policies_minimum_for_a_flings_first_1_6_s() {
     use schedlab::experiment::run::prepare;
+    use schedlab::workload::frames::POWER_HAL_COMM;
     // idle 1 s, then a 2.5 s fling: the power HAL task writes the minimum of every policy
     // at 1 s and writes 0 back 1.6 s later (input_boost::windows).
     let cmd = "frames -e idle:1s,fling:2.5s --input-boost 0:1197,4:1197,6:1106";
     let c = build_workload_seeded(cmd, Path::new("."), 8, 1).unwrap();
     let hal = c.workload.tasks.last().unwrap();
-    assert_eq!(hal.attrs.comm, "android.hardwar");
+    assert_eq!(hal.attrs.comm, POWER_HAL_COMM);
     let writes: Vec<(usize, u32)> = hal
         .program
         .iter()
@@ -292,11 +293,11 @@ fn the_input_boost_raises_the_policies_minimum_for_a_flings_first_1_6_s() {
         ]
     );
     let khz = |cmd: &str, t_ms: u64| {
+        // The workload is compiled here and handed to prepare; the scenario gives the rest.
         let sc = Scenario {
             machine: "pixel6".into(),
             governor: Governor::Schedutil,
             seed: 1,
-            workloads: vec![cmd.into()],
             ..Scenario::default()
         };
         let w = build_workload_seeded(cmd, Path::new("."), 8, 1).unwrap();
@@ -323,5 +324,5 @@ fn the_input_boost_raises_the_policies_minimum_for_a_flings_first_1_6_s() {
         .workload
         .tasks
         .iter()
-        .all(|t| t.attrs.comm != "android.hardwar"));
+        .all(|t| t.attrs.comm != POWER_HAL_COMM));
 }

@@ -475,8 +475,6 @@ fn app_program(layout: &[EpisodeSlots], interval: Ns, rng: &mut ChaCha8Rng) -> V
     prog
 }
 
-/// Sleep / run pairs drawn uniformly from the (min, max) ranges, until `span` of sleeping
-/// and reference work has passed.
 /// The power HAL service's thread (android.hardware.power-service.pixel-libperfmgr, 15
 /// characters kept).
 pub const POWER_HAL_COMM: &str = "android.hardwar";
@@ -498,6 +496,8 @@ fn power_hal_program(windows: &[(Ns, Ns)], mins: &[(usize, u32)]) -> Vec<Op> {
     prog
 }
 
+/// Sleep / run pairs drawn uniformly from the (min, max) ranges, until `span` of sleeping
+/// and reference work has passed.
 fn background(span: Ns, sleep: (Ns, Ns), work: (Ns, Ns), rng: &mut ChaCha8Rng) -> Vec<Op> {
     let draw =
         |rng: &mut ChaCha8Rng, (lo, hi): (Ns, Ns)| lo + (model::unit(rng) * (hi - lo) as f64) as Ns;
