@@ -45,23 +45,21 @@ impl SlotTree {
     }
 
     /// Recompute the ancestors of leaf `i` until one keeps its winner. The winner coming
-    /// up is carried, so each level loads only the sibling.
+    /// up is carried, so each level loads only the sibling. Which side a child is on does
+    /// not matter: tags are unique (the sequence number), so only two unarmed entries,
+    /// equal in every bit, ever tie.
     #[inline]
     fn replay(&mut self, mut i: usize) {
-        let mut w = self.nodes[i];
+        let nodes = &mut self.nodes[..];
+        let mut w = nodes[i];
         while i > 1 {
-            let sibling = self.nodes[i ^ 1];
-            // The left child wins ties, as before (only two unarmed entries tie).
-            let (left, right) =
-                std::hint::select_unpredictable(i & 1 == 0, (w, sibling), (sibling, w));
-            w = earlier(left, right);
-            let parent = i / 2;
-            // Tags are unique (the sequence number), so the same tag is the same entry.
-            if w.tag == self.nodes[parent].tag {
+            w = earlier(w, nodes[i ^ 1]);
+            i /= 2;
+            // The same tag is the same entry: the path above already holds it.
+            if w.tag == nodes[i].tag {
                 return;
             }
-            self.nodes[parent] = w;
-            i = parent;
+            nodes[i] = w;
         }
     }
 
