@@ -18,33 +18,37 @@ pub const SPIN_QUANTUM_NS: Ns = 2_000;
 /// stuck (e.g. a forever loop holding only attribute changes).
 const MAX_INSTANT_OPS: u32 = 100_000;
 
-/// Where one task is in its program.
+/// Where one task is in its program. `repr(C)`: what every advance reads (the program,
+/// the pc, the instant count, the open loop) comes first, in one cache line.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct ProgState {
     /// The task's program, shared by tasks with equal programs (instances of one rt-app
     /// task, stress-ng's per-instance trio, spinners): fewer cache lines on the hot path
-    /// and one copy for a million identical tasks.
-    program: Rc<[Op]>,
+    /// and one copy for a million identical tasks. `None` only while `advance` runs the
+    /// task: it takes the program out instead of cloning the `Rc`, so an advance does not
+    /// write to the program's shared count (a cache line of its own per program).
+    program: Option<Rc<[Op]>>,
     pc: usize,
+    /// (time, count) of this task's advances at one instant: a program that only yields
+    /// (or switches between such programs) never lets time pass, across advances.
+    instant: (Ns, u32),
     /// Open loops: (index of the LoopBegin, iterations left; None = forever). The
     /// innermost is usually the only one: kept inline, a loop's end reads no other line.
     loops: SmallVec<[(usize, Option<u64>); 1]>,
+    /// Progress inside the blocking op at `pc − 1`, across sleeps.
+    io: OpProgress,
     /// LoopBegin ↔ LoopEnd partners.
     partner: Rc<[usize]>,
+    /// `Op::Stamp` slots.
+    stamps: Vec<Ns>,
+    /// The per-CPU spinlock object held, if any.
+    spin_held: Option<usize>,
     /// When the task started (rt-app timers count from the thread's start).
     pub start: Ns,
     /// `start` was fixed when the task was forked (rt-app counts a forked thread's
     /// timers from the use case's start plus its delay, not from the fork).
     pub start_fixed: bool,
-    /// Progress inside the blocking op at `pc − 1`, across sleeps.
-    io: OpProgress,
-    /// `Op::Stamp` slots.
-    stamps: Vec<Ns>,
-    /// (time, count) of this task's advances at one instant: a program that only yields
-    /// (or switches between such programs) never lets time pass, across advances.
-    instant: (Ns, u32),
-    /// The per-CPU spinlock object held, if any.
-    spin_held: Option<usize>,
 }
 
 /// What the interpreter did with the task.
@@ -92,7 +96,7 @@ impl Interpreter {
                     .get(&t.program)
                     .map_err(|e| format!("task '{}': {e}", t.attrs.comm))?;
                 Ok(ProgState {
-                    program,
+                    program: Some(program),
                     pc: 0,
                     loops: SmallVec::new(),
                     partner,
@@ -149,7 +153,24 @@ impl Interpreter {
         p: TaskId,
         cpu: CpuId,
     ) -> Step {
-        let program = Rc::clone(&self.progs[p].program);
+        let program = self.progs[p]
+            .program
+            .take()
+            .expect("one advance of a task at a time");
+        let step = self.run_program(sched, workload, p, cpu, &program);
+        self.progs[p].program = Some(program);
+        step
+    }
+
+    /// `advance` with the task's program taken out of its state.
+    fn run_program(
+        &mut self,
+        sched: &mut Sched,
+        workload: &Workload,
+        p: TaskId,
+        cpu: CpuId,
+        program: &[Op],
+    ) -> Step {
         let now = sched.now;
         // Found by fuzzing: rt-app `{"yield": 0}` alone on a CPU re-ran at one instant
         // forever (each yield ends the advance, so the per-advance limit never tripped).
@@ -377,7 +398,7 @@ impl Interpreter {
             return false;
         }
         let st = &self.progs[p];
-        match st.program.get(st.pc) {
+        match st.program.as_deref().and_then(|ops| ops.get(st.pc)) {
             Some(Op::SpinLockCpu { first_obj }) => {
                 objects::spin_held_by_other(&self.objs[first_obj + cpu], p)
             }
@@ -458,7 +479,7 @@ impl Interpreter {
             sched.set_task_cpu(child, cpu);
         }
         self.progs.push(ProgState {
-            program: program.into(),
+            program: Some(program.into()),
             pc: 0,
             loops: SmallVec::new(),
             partner: self.template_partners[template].clone(),
