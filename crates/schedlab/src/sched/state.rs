@@ -178,55 +178,57 @@ pub enum Work {
     Until(Ns),
 }
 
-/// struct task_struct, the scheduler's part of it. Kernel fields first, under the
-/// kernel's names; statistics and the simulator's own state in their own structs.
+/// struct task_struct, the scheduler's part of it, under the kernel's names; statistics and
+/// the simulator's own state in their own structs. `repr(C)`: the fields the wake-up, pick
+/// and switch paths read come first, so they share cache lines.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Task {
-    pub pid: u32,
-    pub comm: String,
-    pub policy: Policy,
-    pub nice: i32,
     pub se: EntityId,
-    /// struct sched_rt_entity and p->rt_priority, for real-time tasks (boxed, as the
-    /// deadline entity: most tasks are fair and a million-task run pays 8 bytes each).
-    pub rt: Option<Box<super::rt::RtEntity>>,
-    /// struct sched_dl_entity (boxed: most tasks are not deadline tasks).
-    pub dl: Option<Box<super::dl::DlEntity>>,
+    pub nice: i32,
     /// task_cpu(p).
     pub cpu: CpuId,
+    /// task_group(p): index into `Sched::groups` (0 = the root group).
+    pub tg: usize,
     pub state: TaskState,
+    pub policy: Policy,
     /// p->on_rq: queued on a runqueue (true while delayed too).
     pub on_rq: bool,
     /// TASK_ON_RQ_MIGRATING: being moved between runqueues while runnable.
     pub on_rq_migrating: bool,
     pub on_cpu: bool,
-    /// p->cpus_mask as a bitmap over machine CPUs.
-    pub cpus_allowed: crate::sched::cpus_allowed::CpusAllowed,
-    pub nr_cpus_allowed: usize,
-    /// Wake flags of the wake-up in flight (try_to_wake_up's wake_flags).
-    pub wake_flags: u32,
-    pub nvcsw: u64,
-    pub nivcsw: u64,
-    /// se.nr_migrations.
-    pub nr_migrations: u64,
     /// p->sched_migrated: a CPU change since the last sched-in (perf's cpu-migrations).
     pub sched_migrated: bool,
+    /// p->in_iowait: sleeping in io_schedule(); cleared once it runs again.
+    pub in_iowait: bool,
+    /// Wake flags of the wake-up in flight (try_to_wake_up's wake_flags).
+    pub wake_flags: u32,
+    /// Requested uclamp (min, max), 0..=1024 (p->uclamp_req).
+    pub uclamp_req: [u32; 2],
+    pub pid: u32,
+    /// Not kernel state: the work the task has left and what the simulator's physics owe it.
+    pub sim: TaskSim,
+    pub nr_cpus_allowed: usize,
+    /// p->stats (struct sched_statistics) and perf's software counters.
+    pub stats: TaskStats,
+    /// p->recent_used_cpu (select_idle_sibling's recent-CPU check).
+    pub recent_used_cpu: CpuId,
+    /// p->cpus_mask as a bitmap over machine CPUs.
+    pub cpus_allowed: crate::sched::cpus_allowed::CpusAllowed,
     /// wakee_flips / wakee_flip_decay_ts / last_wakee (fair.c record_wakee).
     pub wakee_flips: u64,
     pub wakee_flip_decay_ts: Ns,
     pub last_wakee: Option<TaskId>,
-    /// p->recent_used_cpu (select_idle_sibling's recent-CPU check).
-    pub recent_used_cpu: CpuId,
-    /// p->in_iowait: sleeping in io_schedule(); cleared once it runs again.
-    pub in_iowait: bool,
-    /// Requested uclamp (min, max), 0..=1024 (p->uclamp_req).
-    pub uclamp_req: [u32; 2],
-    /// task_group(p): index into `Sched::groups` (0 = the root group).
-    pub tg: usize,
-    /// p->stats (struct sched_statistics) and perf's software counters.
-    pub stats: TaskStats,
-    /// Not kernel state: the work the task has left and what the simulator's physics owe it.
-    pub sim: TaskSim,
+    pub nvcsw: u64,
+    pub nivcsw: u64,
+    /// se.nr_migrations.
+    pub nr_migrations: u64,
+    pub comm: String,
+    /// struct sched_rt_entity and p->rt_priority, for real-time tasks (boxed, as the
+    /// deadline entity: most tasks are fair and a million-task run pays 8 bytes each).
+    pub rt: Option<Box<super::rt::RtEntity>>,
+    /// struct sched_dl_entity (boxed: most tasks are not deadline tasks).
+    pub dl: Option<Box<super::dl::DlEntity>>,
 }
 
 /// The task's statistics: schedstats (struct sched_statistics), perf's software counters
