@@ -205,6 +205,7 @@ pub struct Task {
     pub wake_flags: u32,
     /// Requested uclamp (min, max), 0..=1024 (p->uclamp_req).
     pub uclamp_req: [u32; 2],
+    /// Here, not first: it fills the 4 bytes `repr(C)` would pad before `sim` (336 bytes).
     pub pid: u32,
     /// Not kernel state: the work the task has left and what the simulator's physics owe it.
     pub sim: TaskSim,

@@ -19,7 +19,7 @@ pub const SPIN_QUANTUM_NS: Ns = 2_000;
 const MAX_INSTANT_OPS: u32 = 100_000;
 
 /// Where one task is in its program. `repr(C)`: what every advance reads (the program,
-/// the pc, the instant count, the open loop) comes first, in one cache line.
+/// the pc, the instant count, the open loop) comes first, side by side (80 of its 184 bytes).
 #[derive(Debug, Clone)]
 #[repr(C)]
 pub struct ProgState {
