@@ -1,0 +1,63 @@
+#!/bin/sh
+# /init of the guest's initramfs (run.sh): report the kernel's scheduler settings, run the
+# experiment named by exp= on the kernel command line, power off. Every other NAME=VALUE
+# on that line reaches this script as an environment variable (the kernel passes them).
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t debugfs nodev /sys/kernel/debug
+echo "=== kernel $(uname -r), $(nproc) CPUs"
+echo "=== features $(cat /sys/kernel/debug/sched/features)"
+echo "=== preempt $(cat /sys/kernel/debug/sched/preempt 2>/dev/null)"
+echo "=== latency_ns $(cat /sys/kernel/debug/sched/latency_ns) min_granularity_ns $(cat /sys/kernel/debug/sched/min_granularity_ns) wakeup_granularity_ns $(cat /sys/kernel/debug/sched/wakeup_granularity_ns)"
+# Wait times in /proc/PID/sched need schedstats.
+echo 1 > /proc/sys/kernel/sched_schedstats
+[ -n "$AUTOGROUP" ] && echo "$AUTOGROUP" > /proc/sys/kernel/sched_autogroup_enabled
+echo "=== autogroup $(cat /proc/sys/kernel/sched_autogroup_enabled)"
+if [ -n "$PRIO_LB" ]; then
+	if [ -f /sys/kernel/debug/sched/prio_load_balance_enabled ]; then
+		echo "$PRIO_LB" > /sys/kernel/debug/sched/prio_load_balance_enabled
+		echo "=== prio_load_balance_enabled $(cat /sys/kernel/debug/sched/prio_load_balance_enabled)"
+	else
+		echo "=== error: PRIO_LB set but this kernel has no prio_load_balance_enabled knob"
+	fi
+fi
+[ -n "$FEATURES" ] && for f in $(echo "$FEATURES" | tr , ' '); do echo "$f" > /sys/kernel/debug/sched/features; done
+[ -n "$FEATURES" ] && echo "=== features now $(cat /sys/kernel/debug/sched/features)"
+case "$exp" in
+calibrate)
+	for d in /sys/kernel/debug/sched/domains/cpu0/domain*; do
+		[ -d "$d" ] && echo "=== cpu0 $(basename "$d") $(cat "$d/name") flags $(cat "$d/flags")"
+	done
+	/bin/loopcost
+	/bin/pingpong 0 0 20000
+	/bin/pingpong 0 1 20000
+	if [ -x /bin/schedlab ]; then
+		echo "=== schedlab machines capture --calibrate"
+		/bin/schedlab machines capture --calibrate
+	fi
+	;;
+prio-lb)
+	# Seed 002's experiment, sized by SPINNERS, LOOPS, THREADS and RPS: the spinners
+	# from one session, schbench (the 2021 binary) from another, as from two shells.
+	/bin/loopcost | head -2
+	setsid /bin/spin "$SPINNERS" "$LOOPS" &
+	sleep 3
+	# Six seconds before the end (the dump itself waits for a CPU among the spinners), each schbench thread's /proc/PID/task/TID/sched: its
+	# CPU time, waits, switches and migrations (CONFIG_SCHED_DEBUG).
+	(
+		sleep $((${RUNTIME:-30} - 6))
+		for t in /proc/$(pidof schbench)/task/*; do
+			echo "=== thread $(basename "$t")"
+			grep -E "se.sum_exec_runtime|sum_sleep_runtime|wait_sum|wait_max|nr_migrations |nr_switches|nr_voluntary|nr_involuntary" "$t/sched"
+		done
+	) &
+	setsid /bin/schbench -m 1 -t "$THREADS" -r "${RUNTIME:-30}" -R "$RPS" 2>&1
+	kill -9 -1
+	;;
+*)
+	echo "=== error: unknown experiment '$exp'"
+	;;
+esac
+echo "=== done"
+sync
+poweroff -f
