@@ -47,7 +47,8 @@ prio-lb)
 	(
 		sleep $((${RUNTIME:-30} - 6))
 		for t in /proc/$(pidof schbench)/task/*; do
-			echo "=== thread $(basename "$t")"
+			# Field 39 of stat: the CPU the thread last ran on.
+			echo "=== thread $(basename "$t") comm $(cat "$t/comm") cpu $(cut -d' ' -f39 "$t/stat")"
 			grep -E "se.sum_exec_runtime|sum_sleep_runtime|wait_sum|wait_max|nr_migrations |nr_switches|nr_voluntary|nr_involuntary" "$t/sched"
 		done
 	) &

@@ -449,3 +449,25 @@ fn clusters_prefer_the_targets_cluster_over_an_idle_prev() {
     let (mut s, p) = cluster_state(&[1], 2);
     assert_eq!(s.sched.select_idle_sibling(p, 2, 1), 2);
 }
+
+/// sched_fork sets a new thread's CPU to its creator's: fork placement (find_idlest_cpu)
+/// starts from there. A task `created_by` a hog pinned to CPU 3 records CPU 3 as the CPU it
+/// was forked on (wake_up_new_task's recent_used_cpu); without a creator, its first
+/// allowed CPU, 0.
+#[test]
+fn a_created_thread_is_forked_on_its_creators_cpu() {
+    for (creator, forked_on) in [(Some(0), 3), (None, 0)] {
+        let mut child = hog("child", 0, None).delay(MS);
+        if let Some(c) = creator {
+            child = child.created_by(c);
+        }
+        let sc = scenario("smp:4", 1);
+        let mut s = sim(&sc, vec![hog("creator", 0, Some(vec![3])), child]);
+        s.run_until(10 * MS);
+        assert_eq!(
+            s.sched.tasks[1].recent_used_cpu, forked_on,
+            "creator {creator:?}"
+        );
+        assert_eq!(s.sched.invariant_violations, 0);
+    }
+}

@@ -238,6 +238,10 @@ pub struct TaskSpec {
     /// Bytes of cache a migration must refill for it, when the workload knows them
     /// (docs/model.md, Hardware costs); `None`: the machine's flat refill.
     pub working_set_bytes: Option<u64>,
+    /// The workload task that creates this one (pthread_create in a tool's own thread):
+    /// its placement starts from that task's CPU, as sched_fork sets the child's CPU to
+    /// the parent's. `None`: the task's first allowed CPU.
+    pub created_by: Option<usize>,
 }
 
 impl TaskSpec {
@@ -248,6 +252,7 @@ impl TaskSpec {
             delay_ns: 0,
             program,
             working_set_bytes: None,
+            created_by: None,
         }
     }
 
@@ -295,6 +300,12 @@ impl TaskSpec {
     /// Start `ns` after t=0.
     pub fn delay(mut self, ns: Ns) -> Self {
         self.delay_ns = ns;
+        self
+    }
+
+    /// Created by workload task `parent` (an index into the same workload's tasks).
+    pub fn created_by(mut self, parent: usize) -> Self {
+        self.created_by = Some(parent);
         self
     }
 
@@ -465,6 +476,9 @@ impl Workload {
         };
         for mut t in other.tasks {
             relocate(&mut t.program);
+            if let Some(c) = t.created_by.as_mut() {
+                *c += base.task;
+            }
             self.tasks.push(t);
         }
         for mut t in other.templates {

@@ -197,7 +197,9 @@ pub fn build(p: &Params, command: &str, costs: &Costs) -> Result<Compiled, Input
             ]);
             msg_program(p, first_obj, first_obj + 1)
         };
-        tasks.push(task("schbench-msg", 0, msg_prog));
+        // main creates the message threads, each message thread its workers.
+        let msg = tasks.len();
+        tasks.push(task("schbench-msg", 0, msg_prog).created_by(0));
         for wi in 0..w {
             let delay = costs.thread_create_ns * (wi as u64 + 1);
             let prog = if p.rps_total > 0 {
@@ -205,7 +207,7 @@ pub fn build(p: &Params, command: &str, costs: &Costs) -> Result<Compiled, Input
             } else {
                 worker_program(first_obj, first_obj + 1, &work)
             };
-            tasks.push(task("schbench-worker", delay, prog));
+            tasks.push(task("schbench-worker", delay, prog).created_by(msg));
         }
     }
     Ok(Compiled {
