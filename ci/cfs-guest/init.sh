@@ -42,6 +42,17 @@ prio-lb)
 	/bin/loopcost | head -2
 	setsid /bin/spin "$SPINNERS" "$LOOPS" &
 	sleep 3
+	# TRACE=1: where schbench's threads are forked and moved (sched_wakeup_new and
+	# sched_migrate_task of its threads), printed after the run.
+	if [ -n "$TRACE" ]; then
+		mount -t tracefs nodev /sys/kernel/tracing
+		tr=/sys/kernel/tracing
+		for e in sched_wakeup_new sched_migrate_task; do
+			echo 'comm ~ "schbench*"' > $tr/events/sched/$e/filter
+			echo 1 > $tr/events/sched/$e/enable
+		done
+		echo 1 > $tr/tracing_on
+	fi
 	# Six seconds before the end (the dump itself waits for a CPU among the spinners), each schbench thread's /proc/PID/task/TID/sched: its
 	# CPU time, waits, switches and migrations (CONFIG_SCHED_DEBUG).
 	(
@@ -53,6 +64,7 @@ prio-lb)
 		done
 	) &
 	setsid /bin/schbench -m 1 -t "$THREADS" -r "${RUNTIME:-30}" -R "$RPS" 2>&1
+	[ -n "$TRACE" ] && grep -v '^#' /sys/kernel/tracing/trace | head -400 | sed 's/^/=== trace /'
 	kill -9 -1
 	;;
 *)

@@ -28,7 +28,7 @@ trap 'rm -rf "$work"; exit 130' INT TERM
 root=$work/root
 mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
 cp /bin/busybox "$root/bin/"
-for a in sh mount echo cat sleep setsid kill poweroff uname nproc sync head tr grep pidof basename cut; do
+for a in sh mount echo cat sleep setsid kill poweroff uname nproc sync head tr grep pidof basename cut sed; do
 	ln -s busybox "$root/bin/$a"
 done
 gcc -O2 -static -D_GNU_SOURCE -o "$root/bin/schbench" "$sbsrc/schbench.c" -lpthread -lm
