@@ -1,7 +1,8 @@
 #!/bin/sh
 # The model's side of ab.sh: the same scaled experiment on the guest's machine file
 # (tcg2.toml, costs calibrated inside the guest), SEEDS seeds per variant, summarised as
-# summarize.py summarises the guest's logs.
+# summarize.py summarises the guest's logs. As in the guest (init.sh), schbench starts
+# 3 s after the spinners.
 #
 #   ci/cfs-guest/model.sh SCHEDLAB SEEDS [WORK]
 #
@@ -19,8 +20,8 @@ machine = "${MACHINE:-$here/tcg2.toml}"
 kernel = "6.1"
 preempt = "voluntary"
 autogroup = true
-duration = "30s"
-workloads = ["schbench-2021 -m 1 -t 3 -r 30 -R 50", "spinner -n 1250 --policy idle --sleep 500us --work $work"]
+duration = "33s"
+workloads = ["spinner -n 1250 --policy idle --sleep 500us --work $work", "after 3s schbench-2021 -m 1 -t 3 -r 30 -R 50"]
 [noise]
 start_jitter = "1ms"
 work_jitter_pct = 2

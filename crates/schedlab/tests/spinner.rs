@@ -248,3 +248,36 @@ fn bad_policy_options_are_named() {
         assert!(e.contains(want), "{cmd}: {e}");
     }
 }
+
+/// `after DURATION ...`: every task of the workload starts that much later and a declared
+/// length ends that much later; a missing or bad duration is refused, naming the fix.
+#[test]
+fn after_delays_a_workloads_start_and_end() {
+    let plain = build_workload_on("schbench-2021 -m 1 -t 2 -r 5 -R 10", Path::new("."), 8).unwrap();
+    let later = build_workload_on(
+        "after 3s schbench-2021 -m 1 -t 2 -r 5 -R 10",
+        Path::new("."),
+        8,
+    )
+    .unwrap();
+    assert_eq!(plain.workload.tasks.len(), later.workload.tasks.len());
+    for (a, b) in plain.workload.tasks.iter().zip(&later.workload.tasks) {
+        assert_eq!(b.delay_ns, a.delay_ns + 3 * schedlab::time::NSEC_PER_SEC);
+        assert_eq!(a.program, b.program);
+    }
+    assert_eq!(
+        later.workload.duration_ns,
+        Some(8 * schedlab::time::NSEC_PER_SEC)
+    );
+    for bad in [
+        "after 3s",
+        "after",
+        "after soon spinner -n 1",
+        "after '3s' spinner -n 1",
+    ] {
+        let e = build_workload_on(bad, Path::new("."), 8)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("after"), "{bad}: {e}");
+    }
+}

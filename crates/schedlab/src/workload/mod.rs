@@ -62,6 +62,7 @@ pub const FRONTENDS: &[&str] = &[
     "stress-ng --wait N",
     "spinner OPTIONS",
     "frames OPTIONS",
+    "after DURATION FRONTEND ARGS…",
 ];
 
 /// Build a workload from a `-w` argument such as `rtapp examples/two-hogs.json`, for
@@ -120,6 +121,9 @@ pub fn build_workload_with(
     let all = cmdline::split_words(spec)
         .map_err(|e| InputError::new(&origin, e).with_fix("balance the quotes"))?;
     let args = all.get(1..).unwrap_or(&[]);
+    if all.first().map(String::as_str) == Some("after") {
+        return build_after(spec, &origin, args, base_dir, nr_cpus, costs, seed);
+    }
     match all.first().map(String::as_str) {
         Some("hackbench") => {
             let p = hackbench::parse_hackbench(args)?;
@@ -171,4 +175,41 @@ pub fn build_workload_with(
         None => Err(InputError::new(&origin, "empty workload")
             .with_fix(format!("known: {}", FRONTENDS.join(", ")))),
     }
+}
+
+/// `after DURATION FRONTEND ARGS…`: the workload started DURATION into the run, as a shell
+/// runs a second command once the first has been going a while (seed 002 starts schbench
+/// among spinners that are already running). Every task starts that much later, and a
+/// length the workload declares (schbench's -r, rt-app's duration) ends that much later.
+fn build_after(
+    spec: &str,
+    origin: &str,
+    args: &[String],
+    base_dir: &Path,
+    nr_cpus: usize,
+    costs: &Costs,
+    seed: u64,
+) -> Result<Compiled, InputError> {
+    let fix = "write -w 'after 3s TOOL ARGS…' (a duration, then the workload)";
+    let (Some(dur), Some(_)) = (args.first(), args.get(1)) else {
+        return Err(
+            InputError::new(origin, "'after' needs a duration and a workload").with_fix(fix),
+        );
+    };
+    let delay = crate::time::parse_duration(dur)
+        .map_err(|m| InputError::new(origin, format!("'after {dur}': {m}")).with_fix(fix))?;
+    // The workload's own text, as written after the duration (its quoting intact).
+    let rest = spec.trim_start()["after".len()..].trim_start();
+    let Some(rest) = rest.strip_prefix(dur.as_str()) else {
+        return Err(InputError::new(origin, "a quoted duration after 'after'")
+            .with_fix("write the duration unquoted, e.g. 'after 3s schbench …'"));
+    };
+    let mut c = build_workload_with(rest.trim_start(), base_dir, nr_cpus, costs, seed)?;
+    for t in &mut c.workload.tasks {
+        t.delay_ns += delay;
+    }
+    if let Some(d) = c.workload.duration_ns.as_mut() {
+        *d += delay;
+    }
+    Ok(c)
 }
