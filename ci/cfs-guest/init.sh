@@ -53,6 +53,15 @@ prio-lb)
 		done
 		echo 1 > $tr/tracing_on
 	fi
+	# SCHED_DEBUG_AT=S: the per-CPU cfs_rq summary of /sys/kernel/debug/sched/debug S
+	# seconds in (each autogroup's runnable count, load and entity weight).
+	if [ -n "$SCHED_DEBUG_AT" ]; then
+		(
+			sleep "$SCHED_DEBUG_AT"
+			grep -E "^cpu#|^cfs_rq|\.nr_running|\.h_nr_running|\.load |\.load_avg|\.tg_load_avg |\.se->load.weight|\.se->avg.load_avg" \
+				/sys/kernel/debug/sched/debug | sed 's/^/=== debug /'
+		) &
+	fi
 	# Six seconds before the end (the dump itself waits for a CPU among the spinners), each schbench thread's /proc/PID/task/TID/sched: its
 	# CPU time, waits, switches and migrations (CONFIG_SCHED_DEBUG).
 	(
