@@ -42,7 +42,6 @@ def from_log(path):
 
 def from_json(path):
     doc = json.load(open(path))
-    sb = next(w for w in doc["workloads"] if json.dumps(w).find("schbench-2021") >= 0)
 
     def find(o):
         if isinstance(o, dict):
@@ -56,7 +55,7 @@ def from_json(path):
                     return r
         return None
 
-    lat = find(sb)["latency_us"]
+    lat = find(doc["workloads"])["latency_us"]
     row = {"samples": lat["total_samples"], "min": lat["min"], "max": lat["max"]}
     for r in lat["rows"]:
         row[pct_name(r["pct"])] = r["value"]

@@ -227,12 +227,9 @@ impl Simulation {
                 if !st.start_fixed {
                     st.start = s.now;
                 }
-                // sched_fork: a thread its workload creates starts from its creator's CPU.
-                let creator = self.workload.tasks.get(p).and_then(|t| t.created_by);
-                if let Some(cpu) = creator.map(|c| s.tasks[c].cpu) {
-                    if s.tasks[p].cpus_allowed[cpu] {
-                        s.set_task_cpu(p, cpu);
-                    }
+                // A thread its workload creates starts from its creator's CPU.
+                if let Some(c) = self.workload.tasks.get(p).and_then(|t| t.created_by) {
+                    s.sched_fork_on(p, s.tasks[c].cpu);
                 }
                 s.wake_up_new_task(p);
             }

@@ -269,15 +269,16 @@ fn after_delays_a_workloads_start_and_end() {
         later.workload.duration_ns,
         Some(8 * schedlab::time::NSEC_PER_SEC)
     );
-    for bad in [
-        "after 3s",
-        "after",
-        "after soon spinner -n 1",
-        "after '3s' spinner -n 1",
+    // The message after the origin (which quotes the whole spec) names the problem.
+    for (bad, says) in [
+        ("after 3s", "needs a duration and a workload"),
+        ("after", "needs a duration and a workload"),
+        ("after soon spinner -n 1", "'after soon'"),
+        ("after '3s' spinner -n 1", "a quoted duration"),
     ] {
         let e = build_workload_on(bad, Path::new("."), 8)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("after"), "{bad}: {e}");
+        assert!(e.contains(says), "{bad}: {e}");
     }
 }

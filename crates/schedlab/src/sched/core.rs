@@ -449,6 +449,15 @@ impl Sched {
         }
     }
 
+    /// sched_fork's __set_task_cpu(p, smp_processor_id()): a new task starts on the CPU
+    /// its parent forks it on, where wake_up_new_task's placement begins (kept on its
+    /// first allowed CPU when it may not run there).
+    pub fn sched_fork_on(&mut self, p: TaskId, parent_cpu: CpuId) {
+        if self.tasks[p].cpus_allowed[parent_cpu] {
+            self.set_task_cpu(p, parent_cpu);
+        }
+    }
+
     /// wake_up_new_task: place and enqueue a new task with ENQUEUE_INITIAL.
     /// Fork placement is never a counted migration.
     pub fn wake_up_new_task(&mut self, p: TaskId) {

@@ -474,10 +474,7 @@ impl Interpreter {
         let child = sched.add_task(&spec.attrs);
         sched.set_working_set(child, spec.working_set_bytes);
         debug_assert_eq!(child, id);
-        // Fork placement starts from the parent's CPU (wake_up_new_task reads it).
-        if sched.tasks[child].cpus_allowed[cpu] {
-            sched.set_task_cpu(child, cpu);
-        }
+        sched.sched_fork_on(child, cpu);
         self.progs.push(ProgState {
             program: Some(program.into()),
             pc: 0,

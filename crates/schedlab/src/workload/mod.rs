@@ -121,10 +121,8 @@ pub fn build_workload_with(
     let all = cmdline::split_words(spec)
         .map_err(|e| InputError::new(&origin, e).with_fix("balance the quotes"))?;
     let args = all.get(1..).unwrap_or(&[]);
-    if all.first().map(String::as_str) == Some("after") {
-        return build_after(spec, &origin, args, base_dir, nr_cpus, costs, seed);
-    }
     match all.first().map(String::as_str) {
+        Some("after") => build_after(spec, &origin, args, base_dir, nr_cpus, costs, seed),
         Some("hackbench") => {
             let p = hackbench::parse_hackbench(args)?;
             hackbench::build(&p, hackbench::Flavor::Hackbench, spec, costs)
