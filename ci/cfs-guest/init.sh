@@ -41,39 +41,57 @@ prio-lb)
 	# from one session, schbench (the 2021 binary) from another, as from two shells.
 	/bin/loopcost | head -2
 	setsid /bin/spin "$SPINNERS" "$LOOPS" &
-	sleep 3
-	# TRACE=1: where schbench's threads are forked and moved (sched_wakeup_new and
-	# sched_migrate_task of its threads), printed after the run.
-	if [ -n "$TRACE" ]; then
-		mount -t tracefs nodev /sys/kernel/tracing
-		tr=/sys/kernel/tracing
-		for e in sched_wakeup_new sched_migrate_task; do
-			echo 'comm ~ "schbench*"' > $tr/events/sched/$e/filter
-			echo 1 > $tr/events/sched/$e/enable
-		done
-		echo 1 > $tr/tracing_on
-	fi
+	run=${RUNTIME:-30}
+	# The side shells fork here, 3 s before schbench, so that their new-task load (a
+	# forked task starts at its full weight) has decayed when schbench's threads are
+	# placed: the fork placement then sees the spinners and schbench only.
 	# SCHED_DEBUG_AT=S: the per-CPU cfs_rq summary of /sys/kernel/debug/sched/debug S
-	# seconds in (each autogroup's runnable count, load and entity weight).
+	# seconds into schbench (each autogroup's runnable count, load and entity weight).
 	if [ -n "$SCHED_DEBUG_AT" ]; then
 		(
-			sleep "$SCHED_DEBUG_AT"
+			sleep $((SCHED_DEBUG_AT + 3))
 			grep -E "^cpu#|^cfs_rq|\.nr_running|\.h_nr_running|\.load |\.load_avg|\.tg_load_avg |\.se->load.weight|\.se->avg.load_avg" \
 				/sys/kernel/debug/sched/debug | sed 's/^/=== debug /'
 		) &
 	fi
-	# Six seconds before the end (the dump itself waits for a CPU among the spinners), each schbench thread's /proc/PID/task/TID/sched: its
-	# CPU time, waits, switches and migrations (CONFIG_SCHED_DEBUG).
+	# Six seconds before the end (the dump itself waits for a CPU among the spinners),
+	# each schbench thread's /proc/PID/task/TID/sched: its CPU time, waits, switches and
+	# migrations (CONFIG_SCHED_DEBUG).
 	(
-		sleep $((${RUNTIME:-30} - 6))
+		sleep $((run - 3))
 		for t in /proc/$(pidof schbench)/task/*; do
 			# Field 39 of stat: the CPU the thread last ran on.
 			echo "=== thread $(basename "$t") comm $(cat "$t/comm") cpu $(cut -d' ' -f39 "$t/stat")"
 			grep -E "se.sum_exec_runtime|sum_sleep_runtime|wait_sum|wait_max|nr_migrations |nr_switches|nr_voluntary|nr_involuntary" "$t/sched"
 		done
 	) &
+	# TRACE=1: where schbench's threads are forked and moved (sched_wakeup_new and
+	# sched_migrate_task of its threads), printed after the run; TRACE=2 adds every
+	# switch to or from a schbench thread in the run's first TRACE_SECS (default 2) s.
+	if [ -n "$TRACE" ]; then
+		mount -t tracefs nodev /sys/kernel/tracing
+		tr=/sys/kernel/tracing
+		echo 8192 > $tr/buffer_size_kb
+		for e in sched_wakeup_new sched_migrate_task; do
+			echo 'comm ~ "schbench*"' > $tr/events/sched/$e/filter
+			echo 1 > $tr/events/sched/$e/enable
+		done
+		if [ "$TRACE" = 2 ]; then
+			echo 'prev_comm ~ "schbench*" || next_comm ~ "schbench*"' > $tr/events/sched/sched_switch/filter
+			echo 1 > $tr/events/sched/sched_switch/enable
+			echo 'comm ~ "schbench*"' > $tr/events/sched/sched_wakeup/filter
+			echo 1 > $tr/events/sched/sched_wakeup/enable
+			(
+				sleep $((${TRACE_SECS:-2} + 3))
+				echo 0 > $tr/events/sched/sched_switch/enable
+				echo 0 > $tr/events/sched/sched_wakeup/enable
+			) &
+		fi
+		echo 1 > $tr/tracing_on
+	fi
+	sleep 3
 	setsid /bin/schbench -m 1 -t "$THREADS" -r "${RUNTIME:-30}" -R "$RPS" 2>&1
-	[ -n "$TRACE" ] && grep -v '^#' /sys/kernel/tracing/trace | head -400 | sed 's/^/=== trace /'
+	[ -n "$TRACE" ] && grep -v '^#' /sys/kernel/tracing/trace | head -20000 | sed 's/^/=== trace /'
 	kill -9 -1
 	;;
 *)

@@ -11,8 +11,8 @@
 #
 # SCHEDLAB=target/release/schedlab adds the simulator binary (exp=calibrate uses it).
 #
-# Needs qemu-system-x86, busybox-static, gcc (apt-get install qemu-system-x86
-# busybox-static gcc). Uses KVM when it can run the kernel, else TCG (QEMU_ACCEL=tcg
+# Needs qemu-system-x86, busybox-static, cpio, gcc (apt-get install qemu-system-x86
+# busybox-static cpio gcc). Uses KVM when it can run the kernel, else TCG (QEMU_ACCEL=tcg
 # forces it; on this repository's hosts KVM is the PVM flavour, which cannot boot a stock
 # kernel, so TCG it is: every CPU emulated, about 5x slower than the host).
 set -eu
@@ -21,6 +21,9 @@ kernel=$1 sbsrc=$2 cpus=$3
 shift 3
 [ -f "$kernel" ] || { echo "$0: kernel image '$kernel' not found" >&2; exit 2; }
 [ -f "$sbsrc/schbench.c" ] || { echo "$0: no schbench.c in '$sbsrc' (a masoncl/schbench checkout at 2eef447)" >&2; exit 2; }
+for tool in qemu-system-x86_64 cpio gcc; do
+	command -v "$tool" >/dev/null || { echo "$0: '$tool' not found (apt-get install qemu-system-x86 busybox-static cpio gcc)" >&2; exit 2; }
+done
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

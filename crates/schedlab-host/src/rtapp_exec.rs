@@ -162,6 +162,15 @@ impl Shared {
             .iter()
             .map(|t| match_loops(&t.spec.program))
             .collect::<Result<Vec<_>, _>>()?;
+        // Only the 2021 schbench front end declares created threads; validate runs the
+        // real tool.
+        if let Some(t) = wl.tasks.iter().find(|t| t.created_by.is_some()) {
+            return Err(format!(
+                "task '{}' is created by another task's program (schbench-2021), which the \
+                 real executor does not do: run the real schbench",
+                t.attrs.comm
+            ));
+        }
         let mut objs = Vec::new();
         let mut pipes = Vec::new();
         for o in &wl.objects {
@@ -543,6 +552,7 @@ impl Thread<'_> {
                 Op::ReqPost { .. } | Op::ReqTake { .. } => {
                     unreachable!("refused in Shared::new: no request lists here")
                 }
+                Op::Create { .. } => unreachable!("refused in Shared::new: no created threads"),
                 Op::SemWait { obj } => {
                     let mut g = sh.lock();
                     while let Obj::Sem { count, .. } = &mut g[*obj] {

@@ -90,11 +90,15 @@ impl Simulation {
         for spec in &workload.tasks {
             let id = sched.add_task(&spec.attrs);
             sched.set_working_set(id, spec.working_set_bytes);
-            sched.events.push(spec.delay_ns, Event::TaskStart(id));
+            // A created thread starts when its creator's Op::Create runs.
+            if spec.created_by.is_none() {
+                sched.events.push(spec.delay_ns, Event::TaskStart(id));
+            }
         }
+        let created = workload.tasks.iter().filter(|t| t.created_by.is_some());
         Ok(Simulation {
             sched,
-            live_tasks: workload.tasks.len(),
+            live_tasks: workload.tasks.len() - created.count(),
             workload,
             reports: Vec::new(),
             interp,

@@ -438,3 +438,20 @@ fn an_emptied_group_keeps_its_weight_only_from_the_delay_dequeue_fix() {
     assert!(old < 100 << 10, "{old}");
     assert!(new > 400 << 10, "{new}");
 }
+
+/// A group's entity is attached to its parent when the group goes online
+/// (online_fair_sched_group → attach_entity_cfs_rq), so its first enqueue only propagates
+/// the new task's load into it: on an otherwise empty CPU the root cfs_rq then carries
+/// exactly the group entity's load_avg (the new task's full weight, 1024), not that plus a
+/// second attach of the same load (2048, as a lazy attach at that enqueue gave).
+#[test]
+fn a_groups_first_enqueue_adds_its_load_to_the_root_once() {
+    let sc = with_groups("smp:1", 1, vec![group("/g", 100, &["g*"])]);
+    let mut s = sim(&sc, vec![hog("g0", 0, None).delay(10 * MS)]);
+    s.run_until(10 * MS);
+    let root = s.sched.rqs[0].cfs;
+    let gse = s.sched.groups[1].se[0].expect("the group's entity on CPU 0");
+    let se_load = s.sched.entities[gse as usize].avg.load_avg;
+    assert_eq!(se_load, 1024);
+    assert_eq!(s.sched.cfs_rqs[root].avg.load_avg, se_load);
+}

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use schedlab::sched::features::Feature;
-use schedlab::sched::TaskId;
+use schedlab::sched::{TaskId, TaskState};
 use schedlab::simulation::Simulation;
 use schedlab::workload::{Op, Policy, TaskSpec};
 
@@ -451,23 +451,74 @@ fn clusters_prefer_the_targets_cluster_over_an_idle_prev() {
 }
 
 /// sched_fork sets a new thread's CPU to its creator's: fork placement (find_idlest_cpu)
-/// starts from there. A task `created_by` a hog pinned to CPU 3 records CPU 3 as the CPU it
-/// was forked on (wake_up_new_task's recent_used_cpu); without a creator, its first
-/// allowed CPU, 0.
+/// starts from there. A task `created_by` a hog pinned to CPU 3 starts when the hog's
+/// `Op::Create` runs (after its 1 ms of pthread_create work) and records CPU 3 as the CPU
+/// it was forked on (wake_up_new_task's recent_used_cpu); its own delay does not start it.
+/// Without a creator it starts at its delay from its first allowed CPU, 0.
 #[test]
 fn a_created_thread_is_forked_on_its_creators_cpu() {
-    for (creator, forked_on) in [(Some(0), 3), (None, 0)] {
-        let mut child = hog("child", 0, None).delay(MS);
+    // (creator, CPU forked on, still unstarted at, started by): the created child starts
+    // once the creator has run its 1 ms (plus its switch-in), long before its 5 ms delay.
+    for (creator, forked_on, unstarted, started) in
+        [(Some(0), 3, MS - 1, 2 * MS), (None, 0, 5 * MS - 1, 5 * MS)]
+    {
+        let mut child = hog("child", 0, None).delay(5 * MS);
+        let mut creator_prog = hog_program();
         if let Some(c) = creator {
             child = child.created_by(c);
+            creator_prog.splice(0..0, [Op::Run { work_ns: MS }, Op::Create { task: 1 }]);
         }
         let sc = scenario("smp:4", 1);
-        let mut s = sim(&sc, vec![hog("creator", 0, Some(vec![3])), child]);
-        s.run_until(10 * MS);
+        let parent = task("creator", 0, Policy::Normal, Some(vec![3]), creator_prog);
+        let mut s = sim(&sc, vec![parent, child]);
+        s.run_until(unstarted);
+        assert_eq!(
+            s.sched.tasks[1].state,
+            TaskState::New,
+            "creator {creator:?}"
+        );
+        s.run_until(started);
+        assert_ne!(
+            s.sched.tasks[1].state,
+            TaskState::New,
+            "creator {creator:?}"
+        );
         assert_eq!(
             s.sched.tasks[1].recent_used_cpu, forked_on,
             "creator {creator:?}"
         );
+        s.run_until(10 * MS);
         assert_eq!(s.sched.invariant_violations, 0);
+    }
+}
+
+/// A created task must be created once by its creator's program; a Create of a task that
+/// names another creator is refused when the simulation is built.
+#[test]
+fn a_create_must_match_its_tasks_creator() {
+    let sc = scenario("smp:2", 1);
+    let mut creator_prog = hog_program();
+    creator_prog.insert(0, Op::Create { task: 1 });
+    for (child, want) in [
+        (hog("child", 0, None), "does not name it as its creator"),
+        (
+            hog("child", 0, None).created_by(1),
+            "does not name it as its creator",
+        ),
+    ] {
+        let parent = task("creator", 0, Policy::Normal, None, creator_prog.clone());
+        let err = try_sim(&sc, vec![parent, child]);
+        assert!(err.contains(want), "{err}");
+    }
+    let parent = task("creator", 0, Policy::Normal, None, hog_program());
+    let err = try_sim(&sc, vec![parent, hog("child", 0, None).created_by(0)]);
+    assert!(err.contains("created 0 times"), "{err}");
+}
+
+/// The error building a simulation of `tasks` gives (the test fails if it builds).
+fn try_sim(sc: &schedlab::experiment::Scenario, tasks: Vec<TaskSpec>) -> String {
+    match schedlab::experiment::run::prepare(sc, workload_of(tasks)) {
+        Ok(_) => panic!("the workload was accepted"),
+        Err(e) => e.to_string(),
     }
 }

@@ -119,6 +119,7 @@ impl Interpreter {
             })
             .collect::<Result<Vec<_>, String>>()?;
         check_objects(workload, nr_cpus)?;
+        check_creates(workload)?;
         let spins = workload
             .tasks
             .iter()
@@ -322,6 +323,16 @@ impl Interpreter {
                 }
                 Op::Count { counter } => self.probes.counters[*counter] += 1,
                 Op::SetMinFreq { cpu: c, khz } => sched.cpufreq_set_min_freq(*c, *khz),
+                Op::Create { task } => {
+                    // clone(): the child is placed and woken while its creator runs.
+                    let child = *task;
+                    if !self.progs[child].start_fixed {
+                        self.progs[child].start = sched.now;
+                    }
+                    sched.sched_fork_on(child, cpu);
+                    sched.wake_up_new_task(child);
+                    self.spawned += 1;
+                }
                 Op::Fork { template } => {
                     if !self.fork(sched, workload, p, cpu, *template) {
                         sched.exit_current(cpu);
@@ -537,6 +548,46 @@ fn block_and_retry(sched: &mut Sched, st: &mut ProgState, cpu: CpuId) -> Step {
     Step::Continue
 }
 
+/// Each task with a creator is created exactly once, by an `Op::Create` in its creator's
+/// program (a fork template creates none: its children are not declared tasks).
+fn check_creates(workload: &Workload) -> Result<(), String> {
+    let mut created = vec![0u32; workload.tasks.len()];
+    for (i, t) in workload.tasks.iter().enumerate() {
+        for op in &t.program {
+            if let Op::Create { task } = *op {
+                if workload.tasks.get(task).and_then(|c| c.created_by) != Some(i) {
+                    return Err(format!(
+                        "task '{}' creates task {task}, which does not name it as its creator",
+                        t.attrs.comm
+                    ));
+                }
+                created[task] += 1;
+            }
+        }
+    }
+    for t in &workload.templates {
+        if t.spec
+            .program
+            .iter()
+            .any(|op| matches!(op, Op::Create { .. }))
+        {
+            return Err(format!(
+                "template '{}' creates a declared task",
+                t.spec.attrs.comm
+            ));
+        }
+    }
+    for (task, t) in workload.tasks.iter().enumerate() {
+        if t.created_by.is_some() && created[task] != 1 {
+            return Err(format!(
+                "task '{}' ({task}) is created {} times by its creator's program, not once",
+                t.attrs.comm, created[task]
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Every op names an object (counter, log) that exists and has the right kind.
 fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
     use crate::workload::program::ObjectSpec as O;
@@ -559,6 +610,7 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
                 Op::Fork { template } if *template >= workload.templates.len() => {
                     return bad(format!("fork template {template} does not exist"));
                 }
+
                 Op::SetMinFreq { cpu, .. } if *cpu >= nr_cpus => {
                     return bad(format!("cpufreq policy of CPU {cpu}: no such CPU"));
                 }

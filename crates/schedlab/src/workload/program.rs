@@ -184,6 +184,12 @@ pub enum Op {
     Fork {
         template: usize,
     },
+    /// pthread_create of workload task `task`, whose `created_by` names this task: the
+    /// thread starts now, its placement from this task's CPU (wake_up_new_task while the
+    /// creator runs, as clone() does).
+    Create {
+        task: usize,
+    },
     /// Write `khz` to scaling_min_freq of the cpufreq policy of CPU `cpu` (0: the policy's
     /// lowest OPP), as a power HAL's boost does (docs/workloads.md, frames).
     SetMinFreq {
@@ -239,8 +245,9 @@ pub struct TaskSpec {
     /// (docs/model.md, Hardware costs); `None`: the machine's flat refill.
     pub working_set_bytes: Option<u64>,
     /// The workload task that creates this one (pthread_create in a tool's own thread):
-    /// its placement starts from that task's CPU, as sched_fork sets the child's CPU to
-    /// the parent's. `None`: the task's first allowed CPU.
+    /// it has no start time of its own; it starts when the creator's program reaches its
+    /// `Op::Create`, placed from the creator's CPU, as sched_fork sets the child's CPU to
+    /// the parent's. `None`: started at `delay_ns` from its first allowed CPU.
     pub created_by: Option<usize>,
 }
 
@@ -303,7 +310,8 @@ impl TaskSpec {
         self
     }
 
-    /// Created by workload task `parent` (an index into the same workload's tasks).
+    /// Created by workload task `parent` (an index into the same workload's tasks), whose
+    /// program starts it with `Op::Create`.
     pub fn created_by(mut self, parent: usize) -> Self {
         self.created_by = Some(parent);
         self
@@ -467,6 +475,7 @@ impl Workload {
                         }
                     }
                     Op::Fork { template } => *template += template_shift,
+                    Op::Create { task } => *task += base.task,
                     _ => {}
                 }
                 if let Some(obj) = op.object_mut() {

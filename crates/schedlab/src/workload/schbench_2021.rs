@@ -172,20 +172,24 @@ pub fn build(p: &Params, command: &str, costs: &Costs) -> Result<Compiled, Input
     let task = |comm: &str, delay_ns: Ns, program: Vec<Op>| {
         TaskSpec::new(comm.to_string(), program).delay(delay_ns)
     };
-    // main: sleep(1) until the runtime is up.
-    let mut tasks = vec![task(
-        "schbench",
-        0,
-        vec![
-            Op::LoopBegin { count: None },
-            Op::Sleep { ns: NSEC_PER_SEC },
-            Op::LoopEnd,
-        ],
-    )];
+    // main creates the message threads (pthread_create: the creator's CPU time, then the
+    // new thread), then sleep(1) until the runtime is up; each message thread creates its
+    // workers before its loop (message_thread), so every thread is placed from a CPU its
+    // creator is running on.
+    let create = |task: usize| {
+        [
+            Op::Run {
+                work_ns: costs.thread_create_ns,
+            },
+            Op::Create { task },
+        ]
+    };
+    let mut main = Vec::new();
+    let mut tasks = vec![task("schbench", 0, Vec::new())];
     let work = work_op(p, costs);
     for _ in 0..m {
         let first_obj = objects.len();
-        let msg_prog = if p.rps_total > 0 {
+        let loop_prog = if p.rps_total > 0 {
             objects.extend((0..w).map(|_| ObjectSpec::RequestList {
                 max_pending: MAX_PENDING,
             }));
@@ -197,19 +201,26 @@ pub fn build(p: &Params, command: &str, costs: &Costs) -> Result<Compiled, Input
             ]);
             msg_program(p, first_obj, first_obj + 1)
         };
-        // main creates the message threads, each message thread its workers.
         let msg = tasks.len();
+        main.extend(create(msg));
+        let mut msg_prog: Vec<Op> = (msg + 1..=msg + w).flat_map(create).collect();
+        msg_prog.extend(loop_prog);
         tasks.push(task("schbench-msg", 0, msg_prog).created_by(0));
         for wi in 0..w {
-            let delay = costs.thread_create_ns * (wi as u64 + 1);
             let prog = if p.rps_total > 0 {
                 worker_rps_program(first_obj + wi, &work)
             } else {
                 worker_program(first_obj, first_obj + 1, &work)
             };
-            tasks.push(task("schbench-worker", delay, prog).created_by(msg));
+            tasks.push(task("schbench-worker", 0, prog).created_by(msg));
         }
     }
+    main.extend([
+        Op::LoopBegin { count: None },
+        Op::Sleep { ns: NSEC_PER_SEC },
+        Op::LoopEnd,
+    ]);
+    tasks[0].program = main;
     Ok(Compiled {
         workload: Workload {
             tasks,

@@ -221,7 +221,11 @@ impl Sched {
         let cpu = self.cfs_rqs[cfs].cpu;
         self.update_rq_clock(cpu);
         let now = self.cfs_rq_clock_pelt(cfs);
-        let attached = self.entities[se as usize].avg.last_update_time != 0;
+        // A group entity is attached when its group goes online (online_fair_sched_group:
+        // attach_entity_cfs_rq), with nothing to add, at its parent's window; the window
+        // starts at 0, so a last_update_time of 0 is that state, not a detached entity.
+        let e = &self.entities[se as usize];
+        let attached = e.avg.last_update_time != 0 || e.my_q.is_some();
         if attached && flags & upd::SKIP_AGE_LOAD == 0 {
             self.__update_load_avg_se(now, cfs, se);
         }
