@@ -6,7 +6,8 @@
 #
 #   ci/cfs-guest/model.sh SCHEDLAB SEEDS [WORK]
 #
-# MACHINE: another machine file instead of tcg2.toml (an absolute path).
+# MACHINE: another machine file instead of tcg2.toml (an absolute path). VARIANTS: the
+# runs, "default" and sched features by name (default "default PRIO_LB").
 # WORK: one spinner pass of 150000 loops, default 830us (the guest runs' median loop,
 # 5.53 ns; 3.0-8.2 ns across boots, so 460us and 1220us bound it).
 set -eu
@@ -26,15 +27,17 @@ workloads = ["spinner -n 1250 --policy idle --sleep 500us --work $work", "after 
 start_jitter = "1ms"
 work_jitter_pct = 2
 TOML
+variants=${VARIANTS:-default PRIO_LB}
 s=1
 while [ "$s" -le "$seeds" ]; do
-	for f in default PRIO_LB; do
+	for f in $variants; do
 		feat=""
-		[ "$f" = PRIO_LB ] && feat="-f PRIO_LB"
+		[ "$f" = default ] || feat="-f $f"
 		# shellcheck disable=SC2086
 		"$schedlab" run "$out/scenario.toml" -s "$s" $feat -q --json "$out/${f}_$s.json"
 	done
 	s=$((s + 1))
 done
-python3 "$here/summarize.py" "$out"/default_*.json
-python3 "$here/summarize.py" "$out"/PRIO_LB_*.json
+for f in $variants; do
+	python3 "$here/summarize.py" "$out/${f}"_*.json
+done
