@@ -91,9 +91,30 @@ impl StudyMetric {
     }
 }
 
-/// Each metric's value in one run's result document (None: not in it).
+/// Each metric's value in one run's result document (None: not in it). Only the top-level
+/// sections the metrics' paths start in are flattened (a document holds every task's and
+/// CPU's figures, a study reads a few), unless some path starts with a pattern.
 pub fn metric_values(metrics: &[StudyMetric], doc: &serde_json::Value) -> Vec<Option<f64>> {
-    let flat = super::ab::metrics::flatten(doc);
+    use super::ab::metrics::{flatten, flatten_into};
+    let firsts: Option<std::collections::BTreeSet<&str>> = metrics
+        .iter()
+        .map(|m| {
+            let first = m.path.split('.').next().unwrap_or_default();
+            (!first.contains(['*', '?'])).then_some(first)
+        })
+        .collect();
+    let flat = match (firsts, doc.as_object()) {
+        (Some(firsts), Some(top)) => {
+            let mut flat = BTreeMap::new();
+            for first in firsts {
+                if let Some(v) = top.get(first) {
+                    flatten_into(v, first.to_string(), &mut flat);
+                }
+            }
+            flat
+        }
+        _ => flatten(doc),
+    };
     metrics.iter().map(|m| m.value(&flat)).collect()
 }
 
@@ -494,6 +515,56 @@ settings = ["hz=1000"]
 
     fn parse(text: &str, full: bool) -> Result<Study, InputError> {
         parse_study_sized(text, "t", "t.toml", Path::new("."), full)
+    }
+
+    fn metric(path: &str, sum: bool) -> StudyMetric {
+        StudyMetric {
+            name: path.into(),
+            path: path.into(),
+            better: Better::Lower,
+            published: BTreeMap::new(),
+            published_perc_diff: BTreeMap::new(),
+            base: 0,
+            variants: Vec::new(),
+            sum,
+        }
+    }
+
+    /// Flattening only the sections the paths start in gives what flattening the whole
+    /// document gives, for literal paths, sums over a glob and paths that start with one.
+    #[test]
+    fn metric_values_read_only_the_sections_they_need_and_agree_with_a_full_flatten() {
+        let doc = serde_json::json!({
+            "perf": {"context_switches": 7, "cpu_migrations": 2},
+            "tasks": [{"cpu_time_ns": 5}, {"cpu_time_ns": 6}],
+            "workloads": [{"bogo_ops_per_s": 1.5}, {"bogo_ops_per_s": 2.5}],
+            "sched_profile": [{"function": "enqueue_task_fair", "pct": 3.0}],
+        });
+        let sets = [
+            vec![
+                metric("perf.context_switches", false),
+                metric("workloads.*.bogo_ops_per_s", true),
+            ],
+            vec![
+                metric("sched_profile.enqueue_task_fair.pct", false),
+                metric("nope.x", false),
+            ],
+            vec![
+                metric("*.cpu_time_ns", true),
+                metric("perf.cpu_migrations", false),
+            ],
+        ];
+        let want = [
+            vec![Some(7.0), Some(4.0)],
+            vec![Some(3.0), None],
+            vec![Some(11.0), Some(2.0)],
+        ];
+        let flat = super::super::ab::metrics::flatten(&doc);
+        for (metrics, want) in sets.iter().zip(want) {
+            let full: Vec<Option<f64>> = metrics.iter().map(|m| m.value(&flat)).collect();
+            assert_eq!(metric_values(metrics, &doc), want);
+            assert_eq!(full, want);
+        }
     }
 
     #[test]

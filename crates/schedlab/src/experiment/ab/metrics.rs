@@ -42,6 +42,11 @@ pub fn flatten(doc: &Value) -> BTreeMap<String, f64> {
     out
 }
 
+/// `flatten`'s entries for the subtree `v` at `path` (a top-level key, say), added to `out`.
+pub fn flatten_into(v: &Value, path: String, out: &mut BTreeMap<String, f64>) {
+    walk(v, path, out);
+}
+
 fn walk(v: &Value, path: String, out: &mut BTreeMap<String, f64>) {
     let join = |k: &str| {
         if path.is_empty() {
