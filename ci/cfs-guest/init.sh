@@ -41,6 +41,9 @@ prio-lb)
 	# from one session, schbench (the 2021 binary) from another, as from two shells.
 	/bin/loopcost | head -2
 	setsid /bin/spin "$SPINNERS" "$LOOPS" &
+	# Until every spinner is forked (in this emulator the fork storm itself takes
+	# seconds, and children not yet run still weigh as nice-0 tasks), then the lead-in.
+	while [ ! -e /tmp/spawned ]; do sleep 1; done
 	run=${RUNTIME:-30}
 	# The side shells fork here, 3 s before schbench, so that their new-task load (a
 	# forked task starts at its full weight) has decayed when schbench's threads are

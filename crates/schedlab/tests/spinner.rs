@@ -282,3 +282,47 @@ fn after_delays_a_workloads_start_and_end() {
         assert!(e.contains(says), "{bad}: {e}");
     }
 }
+
+/// `--launcher`: one SCHED_OTHER process forks the spinners one after another (60 µs of
+/// its CPU each, smp's process_create_ns), each child starting as its parent's policy and
+/// switching itself to SCHED_IDLE first; the spinners are still tasks 0..n, so the
+/// workload's sums are theirs, and the launcher is task n.
+#[test]
+fn launched_spinners_are_forked_one_by_one_and_switch_to_their_policy() {
+    let cmd = "spinner -n 4 --policy idle --sleep 500us --work 1ms --launcher";
+    let w = build_workload_on(cmd, Path::new("."), 2).unwrap();
+    let tasks = &w.workload.tasks;
+    assert_eq!(tasks.len(), 5);
+    assert_eq!(tasks[4].attrs.comm, "spinner-launch");
+    assert_eq!(tasks[4].attrs.policy, Policy::Normal);
+    for t in &tasks[..4] {
+        assert_eq!(t.created_by, Some(4));
+        assert_eq!(t.attrs.policy, Policy::Normal);
+        assert!(matches!(&t.program[0], Op::SetSched(c) if c.policy == Some(Policy::Idle)));
+    }
+    let creates: Vec<usize> = tasks[4]
+        .program
+        .iter()
+        .filter_map(|op| match op {
+            Op::Create { task } => Some(*task),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(creates, vec![0, 1, 2, 3]);
+    let r = run_cmds("smp:2", 1, &[cmd]);
+    assert_eq!(r.tasks.len(), 5);
+    for t in &r.tasks[..4] {
+        assert_eq!(t.policy, "SCHED_IDLE");
+    }
+    let WorkloadSection::Spinner(s) = &r.workloads[0] else {
+        panic!()
+    };
+    let spinners: u64 = r.tasks[..4].iter().map(|t| t.cpu_time_ns).sum();
+    assert_eq!(s.cpu_time_ns, spinners);
+    assert!(s.loops > 0);
+    let Err(err) = build_workload_on("spinner -n 2 --launcher --spread 1ms", Path::new("."), 2)
+    else {
+        panic!("--launcher with --spread was accepted");
+    };
+    assert!(err.to_string().contains("--spread/--launcher"), "{err}");
+}

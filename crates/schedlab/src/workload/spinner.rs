@@ -3,13 +3,20 @@
 //! copies under SCHED_IDLE on 8 CPUs).
 //!
 //! `spinner -n 5000 --policy idle --sleep 500us [--loops N | --work DUR] [--nice N]
-//! [--cpus LIST] [--spread DUR] [--slack DUR]`; `--policy fifo|rr --priority N` and
+//! [--cpus LIST] [--spread DUR | --launcher] [--slack DUR]`; `--policy fifo|rr --priority N` and
 //! `--policy deadline --dl-runtime D --dl-period D [--dl-deadline D]` give the real-time
 //! and deadline policies (workload/sched_params.rs).
 //!
 //! The busy part is `--loops` iterations of the empty loop (1,000,000 by default, as in
 //! the seed's program), each costing the machine's `spin_loop_ps`; `--work` gives it as a
 //! duration of reference work instead.
+//!
+//! `--launcher`: one SCHED_OTHER process (`spinner-launch`, as a program or shell loop
+//! starting them) forks the spinners one after another, each fork costing it the machine's
+//! `process_create_ns`; a child starts as its parent's policy on a CPU fork balancing picks
+//! from the launcher's, and switches itself to `--policy` first (sched_setscheduler, as
+//! `chrt` or the program does). Without it every spinner starts with its policy at t = 0
+//! (or spread by `--spread`) from its first allowed CPU.
 
 use super::cmdline::{self, long_value, value, OptSpec};
 use super::program::Base;
@@ -18,6 +25,7 @@ use super::sched_params::{self, CliPolicy};
 use super::{Compiled, Op, TaskSpec, Workload};
 use crate::error::InputError;
 use crate::machine::Costs;
+use crate::sched::SchedChange;
 use crate::time::Ns;
 use serde::Serialize;
 
@@ -35,6 +43,11 @@ const OPTS: &[OptSpec] = &[
     long_value("cpus"),
     long_value("spread"),
     long_value("slack"),
+    OptSpec {
+        short: None,
+        long: "launcher",
+        takes_value: false,
+    },
 ];
 
 /// The busy part of a round: loop iterations (priced by the machine) or reference work.
@@ -61,6 +74,8 @@ pub struct Params {
     pub spread_ns: Ns,
     /// Extra sleep per usleep (the timer slack the wake-up may land in).
     pub slack_ns: Ns,
+    /// Forked one by one by a launcher process (`--launcher`).
+    pub launcher: bool,
 }
 
 pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
@@ -101,7 +116,15 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
         cpus,
         spread_ns: dur("spread", 0)?,
         slack_ns: dur("slack", 0)?,
+        launcher: p.has("launcher"),
     };
+    if params.launcher && params.spread_ns > 0 {
+        return Err(InputError::new(
+            "spinner --spread/--launcher",
+            "both given: the launcher's forks set when each spinner starts",
+        )
+        .with_fix("give one of them"));
+    }
     let no_work = matches!(params.work, SpinWork::Loops(0) | SpinWork::Ns(0));
     if params.sleep_ns + params.slack_ns == 0 && no_work {
         return Err(InputError::new(
@@ -129,15 +152,19 @@ pub fn build(p: &Params, command: &str, costs: &Costs) -> Compiled {
         body.push(Op::Run { work_ns });
     }
     body.extend([Op::Count { counter: 0 }, Op::LoopEnd]);
-    let tasks = (0..p.tasks)
-        .map(|i| {
-            p.policy
-                .apply(TaskSpec::new("spinner".to_string(), body.clone()))
-                .nice(p.nice)
-                .cpus(p.cpus.clone())
-                .delay(p.spread_ns * i as u64 / p.tasks as u64)
-        })
-        .collect();
+    let tasks = if p.launcher {
+        launched(p, body, costs)
+    } else {
+        (0..p.tasks)
+            .map(|i| {
+                p.policy
+                    .apply(TaskSpec::new("spinner".to_string(), body.clone()))
+                    .nice(p.nice)
+                    .cpus(p.cpus.clone())
+                    .delay(p.spread_ns * i as u64 / p.tasks as u64)
+            })
+            .collect()
+    };
     Compiled {
         workload: Workload {
             tasks,
@@ -150,6 +177,46 @@ pub fn build(p: &Params, command: &str, costs: &Costs) -> Compiled {
             tasks: p.tasks,
         })],
     }
+}
+
+/// `--launcher`: the spinners (tasks 0..n, as without it, so the report's sums stay theirs),
+/// each created by the launcher (task n) and switching itself to its policy first.
+fn launched(p: &Params, body: Vec<Op>, costs: &Costs) -> Vec<TaskSpec> {
+    let n = p.tasks;
+    let change = SchedChange {
+        policy: Some(p.policy.policy),
+        rt_priority: (p.policy.rt_priority > 0).then_some(p.policy.rt_priority),
+        dl: p.policy.dl,
+        nice: Some(p.nice),
+        ..SchedChange::default()
+    };
+    let mut program = vec![Op::SetSched(Box::new(change))];
+    program.extend(body);
+    let mut tasks: Vec<TaskSpec> = (0..n)
+        .map(|_| {
+            TaskSpec::new("spinner".to_string(), program.clone())
+                .cpus(p.cpus.clone())
+                .created_by(n)
+        })
+        .collect();
+    let mut launcher: Vec<Op> = (0..n)
+        .flat_map(|task| {
+            [
+                Op::Run {
+                    work_ns: costs.process_create_ns,
+                },
+                Op::Create { task },
+            ]
+        })
+        .collect();
+    // Then it waits, as a shell or pause() would.
+    launcher.extend([
+        Op::LoopBegin { count: None },
+        Op::Sleep { ns: 1_000_000_000 },
+        Op::LoopEnd,
+    ]);
+    tasks.push(TaskSpec::new("spinner-launch", launcher).cpus(p.cpus.clone()));
+    tasks
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
