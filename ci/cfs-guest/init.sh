@@ -92,7 +92,20 @@ prio-lb)
 		fi
 		echo 1 > $tr/tracing_on
 	fi
-	sleep 3
+	# TRACE_SPINNERS=1: the spinners' migrations during the lead-in's last second
+	# (sched_migrate_task of comm spin), printed after the run.
+	if [ -n "$TRACE_SPINNERS" ]; then
+		[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing
+		sm=/sys/kernel/tracing/events/sched/sched_migrate_task
+		sleep 2
+		echo 'comm == "spin" || comm ~ "schbench*"' > $sm/filter
+		echo 1 > $sm/enable
+		echo 1 > /sys/kernel/tracing/tracing_on
+		sleep 1
+		TRACE=${TRACE:-1}
+	else
+		sleep 3
+	fi
 	setsid /bin/schbench -m 1 -t "$THREADS" -r "${RUNTIME:-30}" -R "$RPS" 2>&1
 	[ -n "$TRACE" ] && grep -v '^#' /sys/kernel/tracing/trace | head -20000 | sed 's/^/=== trace /'
 	kill -9 -1
