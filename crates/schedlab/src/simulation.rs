@@ -87,18 +87,20 @@ impl Simulation {
         sched.attach_observer(Box::new(WakeupLatencies::default()));
         sched.tasks.reserve_exact(workload.tasks.len());
         sched.entities.reserve_exact(workload.tasks.len());
+        let mut live_tasks = 0;
         for spec in &workload.tasks {
             let id = sched.add_task(&spec.attrs);
             sched.set_working_set(id, spec.working_set_bytes);
-            // A created thread starts when its creator's Op::Create runs.
+            // A created thread starts when its creator's Op::Create runs (and is then
+            // counted as spawned).
             if spec.created_by.is_none() {
                 sched.events.push(spec.delay_ns, Event::TaskStart(id));
+                live_tasks += 1;
             }
         }
-        let created = workload.tasks.iter().filter(|t| t.created_by.is_some());
         Ok(Simulation {
             sched,
-            live_tasks: workload.tasks.len() - created.count(),
+            live_tasks,
             workload,
             reports: Vec::new(),
             interp,
@@ -230,10 +232,6 @@ impl Simulation {
                 let st = &mut self.interp.progs[p];
                 if !st.start_fixed {
                     st.start = s.now;
-                }
-                // A thread its workload creates starts from its creator's CPU.
-                if let Some(c) = self.workload.tasks.get(p).and_then(|t| t.created_by) {
-                    s.sched_fork_on(p, s.tasks[c].cpu);
                 }
                 s.wake_up_new_task(p);
             }

@@ -326,9 +326,7 @@ impl Interpreter {
                 Op::Create { task } => {
                     // clone(): the child is placed and woken while its creator runs.
                     let child = *task;
-                    if !self.progs[child].start_fixed {
-                        self.progs[child].start = sched.now;
-                    }
+                    self.progs[child].start = sched.now;
                     sched.sched_fork_on(child, cpu);
                     sched.wake_up_new_task(child);
                     self.spawned += 1;
@@ -610,7 +608,6 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
                 Op::Fork { template } if *template >= workload.templates.len() => {
                     return bad(format!("fork template {template} does not exist"));
                 }
-
                 Op::SetMinFreq { cpu, .. } if *cpu >= nr_cpus => {
                     return bad(format!("cpufreq policy of CPU {cpu}: no such CPU"));
                 }

@@ -82,6 +82,15 @@ pub const fn value(short: char, long: &'static str) -> OptSpec {
     }
 }
 
+/// A flag with no short form (`--launcher`).
+pub const fn long_flag(long: &'static str) -> OptSpec {
+    OptSpec {
+        short: None,
+        long,
+        takes_value: false,
+    }
+}
+
 pub const fn long_value(long: &'static str) -> OptSpec {
     OptSpec {
         short: None,

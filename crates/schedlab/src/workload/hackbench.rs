@@ -10,7 +10,7 @@
 //! poller wakes) and reaps the workers: `pthread_join` in creation order (threads) or one
 //! `wait()` per child (processes). `Time:` is GO → last reap, as the real tool measures.
 
-use super::cmdline::{self, flag, value, OptSpec, Parsed};
+use super::cmdline::{self, flag, long_flag, value, OptSpec, Parsed};
 use super::program::{Base, ObjectSpec, Since};
 use super::report::{RunView, ToolReport, WorkloadSection};
 use super::{Compiled, Op, Policy, SchedChange, TaskSpec, Workload};
@@ -54,11 +54,7 @@ const HACKBENCH_OPTS: &[OptSpec] = &[
     value('s', "datasize"),
     flag('T', "threads"),
     flag('P', "process"),
-    OptSpec {
-        short: None,
-        long: "processes",
-        takes_value: false,
-    },
+    long_flag("processes"),
     flag('p', "pipe"),
     flag('F', "fifo"),
     flag('i', "inet"),

@@ -12,7 +12,7 @@ use super::cmdline::{self, long_value, OptSpec, Parsed};
 use super::{Policy, TaskSpec};
 use crate::error::InputError;
 use crate::sched::uapi::MAX_RT_PRIORITY;
-use crate::sched::{DlParams, SchedClass};
+use crate::sched::{DlParams, SchedChange, SchedClass};
 use crate::time::{Ns, NSEC_PER_USEC};
 
 /// `sysctl_sched_dl_period_min` (100 µs) and `_max` (2^22 µs ≈ 4.19 s), the bounds
@@ -116,6 +116,18 @@ pub struct CliPolicy {
 }
 
 impl CliPolicy {
+    /// The sched_setattr a task makes to take this policy and `nice` (a launched child
+    /// switching itself, as `chrt` does).
+    pub fn change(&self, nice: i32) -> SchedChange {
+        SchedChange {
+            policy: Some(self.policy),
+            rt_priority: (self.policy.class() == SchedClass::Rt).then_some(self.rt_priority),
+            dl: self.dl,
+            nice: Some(nice),
+            ..SchedChange::default()
+        }
+    }
+
     /// Give `spec` this policy (its nice value is set apart).
     pub fn apply(&self, spec: TaskSpec) -> TaskSpec {
         match self.policy.class() {

@@ -18,15 +18,14 @@
 //! `chrt` or the program does). Without it every spinner starts with its policy at t = 0
 //! (or spread by `--spread`) from its first allowed CPU.
 
-use super::cmdline::{self, long_value, value, OptSpec};
+use super::cmdline::{self, long_flag, long_value, value, OptSpec};
 use super::program::Base;
 use super::report::{RunView, ToolReport, WorkloadSection};
 use super::sched_params::{self, CliPolicy};
 use super::{Compiled, Op, TaskSpec, Workload};
 use crate::error::InputError;
 use crate::machine::Costs;
-use crate::sched::SchedChange;
-use crate::time::Ns;
+use crate::time::{Ns, NSEC_PER_SEC};
 use serde::Serialize;
 
 const OPTS: &[OptSpec] = &[
@@ -43,11 +42,7 @@ const OPTS: &[OptSpec] = &[
     long_value("cpus"),
     long_value("spread"),
     long_value("slack"),
-    OptSpec {
-        short: None,
-        long: "launcher",
-        takes_value: false,
-    },
+    long_flag("launcher"),
 ];
 
 /// The busy part of a round: loop iterations (priced by the machine) or reference work.
@@ -183,14 +178,7 @@ pub fn build(p: &Params, command: &str, costs: &Costs) -> Compiled {
 /// each created by the launcher (task n) and switching itself to its policy first.
 fn launched(p: &Params, body: Vec<Op>, costs: &Costs) -> Vec<TaskSpec> {
     let n = p.tasks;
-    let change = SchedChange {
-        policy: Some(p.policy.policy),
-        rt_priority: (p.policy.rt_priority > 0).then_some(p.policy.rt_priority),
-        dl: p.policy.dl,
-        nice: Some(p.nice),
-        ..SchedChange::default()
-    };
-    let mut program = vec![Op::SetSched(Box::new(change))];
+    let mut program = vec![Op::SetSched(Box::new(p.policy.change(p.nice)))];
     program.extend(body);
     let mut tasks: Vec<TaskSpec> = (0..n)
         .map(|_| {
@@ -212,7 +200,7 @@ fn launched(p: &Params, body: Vec<Op>, costs: &Costs) -> Vec<TaskSpec> {
     // Then it waits, as a shell or pause() would.
     launcher.extend([
         Op::LoopBegin { count: None },
-        Op::Sleep { ns: 1_000_000_000 },
+        Op::Sleep { ns: NSEC_PER_SEC },
         Op::LoopEnd,
     ]);
     tasks.push(TaskSpec::new("spinner-launch", launcher).cpus(p.cpus.clone()));

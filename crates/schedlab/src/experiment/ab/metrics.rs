@@ -38,16 +38,12 @@ pub fn flatten_result(r: &crate::experiment::RunResult) -> BTreeMap<String, f64>
 /// Every numeric leaf of `doc`, keyed by dotted path (array elements by index).
 pub fn flatten(doc: &Value) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
-    walk(doc, String::new(), &mut out);
+    flatten_into(doc, String::new(), &mut out);
     out
 }
 
 /// `flatten`'s entries for the subtree `v` at `path` (a top-level key, say), added to `out`.
 pub fn flatten_into(v: &Value, path: String, out: &mut BTreeMap<String, f64>) {
-    walk(v, path, out);
-}
-
-fn walk(v: &Value, path: String, out: &mut BTreeMap<String, f64>) {
     let join = |k: &str| {
         if path.is_empty() {
             k.to_string()
@@ -66,7 +62,7 @@ fn walk(v: &Value, path: String, out: &mut BTreeMap<String, f64>) {
         }
         Value::Object(m) => {
             for (k, v) in m {
-                walk(v, join(k), out);
+                flatten_into(v, join(k), out);
             }
         }
         Value::Array(a) => {
@@ -77,7 +73,7 @@ fn walk(v: &Value, path: String, out: &mut BTreeMap<String, f64>) {
                     Some(Value::String(f)) => f.clone(),
                     _ => i.to_string(),
                 };
-                walk(v, join(&key), out);
+                flatten_into(v, join(&key), out);
             }
         }
         _ => {}
