@@ -5,5 +5,6 @@
 pub mod queue;
 pub mod rng;
 mod slot_tree;
+mod work_timers;
 
 pub use queue::{Event, EventQueue};

@@ -7,6 +7,7 @@
 //! share one sequence counter, so the merged order is still total.
 
 use super::slot_tree::SlotTree;
+use super::work_timers::WorkTimers;
 use crate::ids::{CpuId, TaskId};
 use crate::time::Ns;
 use std::cmp::Reverse;
@@ -167,9 +168,9 @@ fn earliest(a: Option<Key>, b: Option<Key>) -> Option<Key> {
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<(Key, EventBits)>>,
-    /// The work timers (slot = CPU), dense and re-armed at nearly every event, apart
-    /// from the other per-CPU timers: a tree over CPUs only is shallower.
-    work: SlotTree,
+    /// The work timers (slot = CPU), dense and re-armed at nearly every event a few µs
+    /// ahead, apart from the other per-CPU timers (work_timers.rs).
+    work: WorkTimers,
     /// Every other per-CPU timer (slot = cpu × NR_CPU_TIMERS + timer).
     timers: SlotTree,
     seq: u64,
@@ -289,7 +290,7 @@ impl EventQueue {
 
     /// The earlier root of the two timer heaps, as (key, global slot).
     #[inline]
-    fn timer_peek(&self) -> Option<(Key, u32)> {
+    fn timer_peek(&mut self) -> Option<(Key, u32)> {
         let w = self.work.peek();
         let t = self.timers.peek();
         match (w, t) {
@@ -344,6 +345,8 @@ impl EventQueue {
         if key.0 > until {
             return None;
         }
+        // Only timer pops move the calendar's start: enough to keep it near the clock.
+        self.work.advance_to(key.0);
         // Left armed until its handler re-arms it or the next pop retires it.
         self.fired = Some(slot);
         Some((key.0, CpuTimer::event(slot as usize)))
