@@ -125,6 +125,23 @@ fn earlier(a: Entry, b: Entry) -> Entry {
     std::hint::select_unpredictable(b.before(a), b, a)
 }
 
+/// The earliest armed slot of `keys` by a plain scan, and the earliest key but `slot`'s:
+/// what a timer structure's peek and earliest_except must give (tests).
+#[cfg(test)]
+pub(super) fn scan_earliest(
+    keys: &[Option<Key>],
+    slot: usize,
+) -> (Option<(Key, u32)>, Option<Key>) {
+    let armed = || {
+        keys.iter()
+            .enumerate()
+            .filter_map(|(s, k)| k.map(|k| (k, s)))
+    };
+    let earliest = armed().map(|(k, s)| (k, s as u32)).min();
+    let except = armed().filter(|&(_, s)| s != slot).map(|(k, _)| k).min();
+    (earliest, except)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,19 +167,9 @@ mod tests {
                 t.set(slot, key);
                 keys[slot] = Some(key);
             }
-            let expect = keys
-                .iter()
-                .enumerate()
-                .filter_map(|(s, k)| k.map(|k| (k, s as u32)))
-                .min();
+            let (expect, except) = scan_earliest(&keys, slot);
             assert_eq!(t.peek(), expect);
             assert_eq!(t.len(), keys.iter().flatten().count());
-            let except = keys
-                .iter()
-                .enumerate()
-                .filter(|&(s, _)| s != slot)
-                .filter_map(|(_, k)| *k)
-                .min();
             assert_eq!(t.earliest_except(slot), except);
             assert_eq!(t.armed(slot), keys[slot].is_some());
         }

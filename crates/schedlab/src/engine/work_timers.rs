@@ -329,19 +329,9 @@ mod tests {
                     keys[slot] = Some(key);
                 }
             }
-            let expect = keys
-                .iter()
-                .enumerate()
-                .filter_map(|(s, k)| k.map(|k| (k, s as u32)))
-                .min();
+            let (expect, except) = super::super::slot_tree::scan_earliest(&keys, slot);
             assert_eq!(t.peek(), expect, "round {round}");
             assert_eq!(t.len(), keys.iter().flatten().count());
-            let except = keys
-                .iter()
-                .enumerate()
-                .filter(|&(s, _)| s != slot)
-                .filter_map(|(_, k)| *k)
-                .min();
             assert_eq!(t.earliest_except(slot), except, "round {round}");
             assert_eq!(t.armed(slot), keys[slot].is_some());
             most_near = most_near.max(t.near);
