@@ -2,7 +2,8 @@
 //! given when the event was scheduled (first scheduled, first run).
 //!
 //! Per-CPU timers (work completion, tick, hrtick) live in winner trees with one slot
-//! each (slot_tree.rs): re-arming replaces the old expiry instead of leaving a stale event
+//! each (slot_tree.rs; the work timers of large machines in a near-term calendar first,
+//! work_timers.rs): re-arming replaces the old expiry instead of leaving a stale event
 //! behind, which keeps the queue small on the hot path. The trees and the one-off heap
 //! share one sequence counter, so the merged order is still total.
 

@@ -4,8 +4,8 @@
 //! instructions each (a bucket is a list of slots; two levels of occupancy bits find the
 //! first bucket in use), where the winner tree walks every level of a 384-CPU machine at
 //! each re-arm. Expiries beyond the calendar, or before its start, go to a winner tree.
-//! The earliest of both is taken in the same (time, sequence) order, so the event order
-//! is the tree's alone.
+//! The earliest of both is taken in the same (time, sequence) order, so events come out
+//! in the order the tree alone gave.
 
 use super::queue::{Entry, Key};
 use super::slot_tree::SlotTree;
@@ -52,8 +52,6 @@ pub(super) struct WorkTimers {
     /// The calendar's earliest slot, NONE when it must be looked up again.
     min: u32,
     far: SlotTree,
-    /// A slot past CALENDAR_MIN_SLOTS has been armed: near expiries go to the calendar.
-    calendar: bool,
 }
 
 impl Default for WorkTimers {
@@ -67,7 +65,6 @@ impl Default for WorkTimers {
             near: 0,
             min: NONE,
             far: SlotTree::default(),
-            calendar: false,
         }
     }
 }
@@ -91,6 +88,13 @@ fn first_in_use(words: &[u64; WORDS], summary: u128, b0: usize) -> usize {
 }
 
 impl WorkTimers {
+    /// A slot past CALENDAR_MIN_SLOTS has been armed (which sized `nodes`): near expiries
+    /// go to the calendar from then on.
+    #[inline]
+    fn calendar(&self) -> bool {
+        !self.nodes.is_empty()
+    }
+
     /// Time has reached `at` (the queue popped an event there): nothing is armed before it.
     #[inline]
     pub(super) fn advance_to(&mut self, at: u64) {
@@ -99,7 +103,7 @@ impl WorkTimers {
 
     #[inline]
     pub(super) fn set(&mut self, slot: usize, key: Key) {
-        if self.calendar || slot >= CALENDAR_MIN_SLOTS {
+        if self.calendar() || slot >= CALENDAR_MIN_SLOTS {
             self.set_calendar(slot, key);
         } else {
             self.far.set(slot, key);
@@ -108,7 +112,6 @@ impl WorkTimers {
 
     #[inline(never)]
     fn set_calendar(&mut self, slot: usize, key: Key) {
-        self.calendar = true;
         if slot >= self.nodes.len() {
             self.nodes.resize(slot + 1, FREE);
         }
@@ -145,7 +148,7 @@ impl WorkTimers {
 
     #[inline]
     pub(super) fn remove(&mut self, slot: usize) {
-        if self.calendar {
+        if self.calendar() {
             self.remove_calendar(slot);
         } else {
             self.far.remove(slot);
@@ -187,7 +190,7 @@ impl WorkTimers {
 
     #[inline]
     pub(super) fn armed(&self, slot: usize) -> bool {
-        if !self.calendar {
+        if !self.calendar() {
             return self.far.armed(slot);
         }
         self.nodes.get(slot).is_some_and(|n| n.bucket != NONE) || self.far.armed(slot)
@@ -212,18 +215,21 @@ impl WorkTimers {
         best
     }
 
-    /// The calendar's earliest entry.
+    /// The earliest entry of a bucket in use.
+    fn bucket_first(&self, b: usize) -> Entry {
+        self.bucket_min(b, NONE)
+            .expect("a bucket in use holds a slot")
+    }
+
+    /// The calendar's earliest entry; the calendar is not empty.
     #[inline]
-    fn near_min(&mut self) -> Option<Entry> {
-        if self.near == 0 {
-            return None;
-        }
+    fn near_min(&mut self) -> Entry {
         if self.min == NONE {
             let b0 = self.base as usize & (BUCKETS - 1);
             let b = first_in_use(&self.words, self.summary, b0);
-            self.min = self.bucket_min(b, NONE).map_or(NONE, |e| e.slot() as u32);
+            self.min = self.bucket_first(b).slot() as u32;
         }
-        Some(self.nodes[self.min as usize].e)
+        self.nodes[self.min as usize].e
     }
 
     #[inline]
@@ -235,12 +241,11 @@ impl WorkTimers {
     }
 
     fn peek_both(&mut self) -> Option<(Key, u32)> {
-        let near = self.near_min();
-        let far = self.far.peek();
-        match (near, far) {
-            (Some(n), Some((fk, fs))) if !n.before(Entry::new(fk, fs as usize)) => Some((fk, fs)),
-            (Some(n), _) => Some((n.key(), n.slot() as u32)),
-            (None, f) => f,
+        let n = self.near_min();
+        // Keys are unique (the sequence number): no tie between the two.
+        match self.far.peek() {
+            Some((fk, fs)) if fk < n.key() => Some((fk, fs)),
+            _ => Some((n.key(), n.slot() as u32)),
         }
     }
 
@@ -255,21 +260,19 @@ impl WorkTimers {
     }
 
     fn earliest_except_both(&mut self, slot: usize, far: Option<Key>) -> Option<Key> {
-        let near = match self.near_min() {
-            Some(m) if m.slot() == slot => {
-                let b = self.nodes[slot].bucket as usize;
-                // The rest of its bucket comes before every later bucket; the buckets
-                // from the calendar's start to it are empty, so the next in use after
-                // it around the ring is the next in time.
-                self.bucket_min(b, slot as u32).or_else(|| {
-                    (self.near > 1).then(|| {
-                        let next = first_in_use(&self.words, self.summary, (b + 1) % BUCKETS);
-                        self.bucket_min(next, NONE)
-                            .expect("a bucket in use holds a slot")
-                    })
+        let m = self.near_min();
+        let near = if m.slot() != slot {
+            Some(m)
+        } else {
+            let b = self.nodes[slot].bucket as usize;
+            // The rest of its bucket comes before every later bucket; the buckets from
+            // the calendar's start to it are empty, so the next in use after it around
+            // the ring is the next in time.
+            self.bucket_min(b, slot as u32).or_else(|| {
+                (self.near > 1).then(|| {
+                    self.bucket_first(first_in_use(&self.words, self.summary, (b + 1) % BUCKETS))
                 })
-            }
-            m => m,
+            })
         };
         match (near.map(|e| e.key()), far) {
             (Some(n), Some(f)) => Some(n.min(f)),
@@ -280,18 +283,25 @@ impl WorkTimers {
 
 #[cfg(test)]
 mod tests {
+    use super::super::slot_tree::scan_earliest;
     use super::*;
+
+    /// Timers of a machine past the tree-only size: the calendar in use from the start.
+    fn with_calendar() -> WorkTimers {
+        let mut t = WorkTimers::default();
+        t.set(CALENDAR_MIN_SLOTS, (0, 0));
+        t.remove(CALENDAR_MIN_SLOTS);
+        assert!(t.calendar());
+        t
+    }
 
     /// The calendar and tree together against a plain scan: arms at times from now to
     /// beyond the calendar, re-arms, removals, and time moving to the earliest expiry,
     /// around the ring several times.
     #[test]
     fn the_earliest_is_the_earliest_armed_slot() {
-        let mut t = WorkTimers::default();
+        let mut t = with_calendar();
         let n = CALENDAR_MIN_SLOTS + 41;
-        // Slots beyond the tree-only size: the calendar is in use from the first arm.
-        t.set(n - 1, (0, 0));
-        t.remove(n - 1);
         let mut keys: Vec<Option<Key>> = vec![None; n];
         let mut x: u64 = 88172645463325252;
         let (mut seq, mut now, mut most_near) = (0, 0u64, 0);
@@ -329,7 +339,7 @@ mod tests {
                     keys[slot] = Some(key);
                 }
             }
-            let (expect, except) = super::super::slot_tree::scan_earliest(&keys, slot);
+            let (expect, except) = scan_earliest(&keys, slot);
             assert_eq!(t.peek(), expect, "round {round}");
             assert_eq!(t.len(), keys.iter().flatten().count());
             assert_eq!(t.earliest_except(slot), except, "round {round}");
@@ -347,9 +357,7 @@ mod tests {
     /// first, from the tree.
     #[test]
     fn an_expiry_before_the_calendar_goes_to_the_tree() {
-        let mut t = WorkTimers::default();
-        t.set(CALENDAR_MIN_SLOTS, (0, 0));
-        t.remove(CALENDAR_MIN_SLOTS);
+        let mut t = with_calendar();
         t.advance_to(1_000_000);
         t.set(0, (1_000_100, 1));
         t.set(1, (999_000, 2));
