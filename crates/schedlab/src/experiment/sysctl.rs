@@ -201,7 +201,7 @@ impl Sysctls {
     /// (sched_fork reads sched_rr_timeslice).
     fn apply_rt(&self, sched: &mut crate::sched::Sched) {
         if let Some(rt) = self.rt_runtime_us {
-            sched.cfg.rt_runtime_ns = (rt != RT_RUNTIME_INF).then_some(rt as u64 * 1000);
+            sched.cfg.rt_runtime_ns = (rt != RT_RUNTIME_INF).then(|| rt as u64 * 1000);
         }
         if let Some(p) = self.rt_period_us {
             sched.cfg.rt_period_ns = p * 1000;
