@@ -41,9 +41,8 @@ pub struct RootDomain {
     pub line: SharedLine,
 }
 
-/// capacity_of from its parts, for callers that hold another borrow of `Sched`
-/// (update_group_capacity while the domains are borrowed mutably).
-pub(crate) fn rq_capacity(machine: &crate::machine::Machine, rq: &super::Rq) -> u64 {
+/// scale_rt_capacity: the actual capacity less RT/DL/IRQ use, from the rq's signals.
+fn scale_rt_capacity(machine: &crate::machine::Machine, rq: &super::Rq) -> u64 {
     let max = machine
         .arch_scale_cpu_capacity(rq.cpu)
         .saturating_sub(rq.avg_hw.load_avg);
@@ -83,9 +82,24 @@ impl Sched {
     }
 
     /// capacity_of(cpu) = rq->cpu_capacity: actual capacity less RT/DL/IRQ use
-    /// (scale_rt_capacity), computed when read rather than at balance time.
+    /// (scale_rt_capacity) as of the signals' last update, rather than as of the last
+    /// balance (docs/model.md, Load balancing).
+    #[inline]
     pub fn capacity_of(&self, cpu: CpuId) -> u64 {
-        rq_capacity(&self.machine, &self.rqs[cpu])
+        self.rqs[cpu].scale_rt_capacity
+    }
+
+    /// Recompute `Rq::scale_rt_capacity` after avg_rt, avg_dl, avg_hw or avg_irq changed.
+    #[inline]
+    pub(crate) fn refresh_capacity(&mut self, cpu: CpuId) {
+        self.rqs[cpu].scale_rt_capacity = scale_rt_capacity(&self.machine, &self.rqs[cpu]);
+    }
+
+    /// The cached capacity differs from its signals (an invariant check).
+    pub(crate) fn stale_capacity(&self, cpu: CpuId) -> Option<(u64, u64)> {
+        let want = scale_rt_capacity(&self.machine, &self.rqs[cpu]);
+        let have = self.rqs[cpu].scale_rt_capacity;
+        (want != have).then_some((have, want))
     }
 
     /// util_fits_cpu → 1 (fits), 0 (does not), −1 (fits but misses uclamp_min).

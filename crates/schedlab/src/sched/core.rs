@@ -42,6 +42,7 @@ impl Sched {
                 avg_dl: Default::default(),
                 avg_hw: Default::default(),
                 avg_irq: Default::default(),
+                scale_rt_capacity: machine.arch_scale_cpu_capacity(cpu).max(1),
                 idle_calls: 0,
                 uclamp: Default::default(),
                 lb: Default::default(),

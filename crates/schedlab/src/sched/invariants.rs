@@ -270,6 +270,13 @@ impl Sched {
                 est[t.cpu] += self._task_util_est(p);
             }
         }
+        for cpu in 0..self.rqs.len() {
+            if let Some((have, want)) = self.stale_capacity(cpu) {
+                errors.push(format!(
+                    "cpu {cpu}: cached capacity {have} != scale_rt_capacity {want}"
+                ));
+            }
+        }
         // The delayed-dequeue posting's bookkeeping does not keep the sum (seed 004: the
         // estimate is not put back at a delayed wake-up and leaks with a delayed migration).
         if !self.features.on(Feature::UTIL_EST)

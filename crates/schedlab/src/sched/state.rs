@@ -319,41 +319,48 @@ impl Task {
     }
 }
 
-/// struct rq: one per CPU.
+/// struct rq: one per CPU. `repr(C)`, one cache line first: what every event and every
+/// CPU a balance pass scans reads (curr, cfs, the counts, the capacity) sits together,
+/// and each rq starts on a line of its own.
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub struct Rq {
-    pub cpu: CpuId,
     /// The running task; `None` = the idle task.
     pub curr: Option<TaskId>,
     pub cfs: CfsRqId,
+    /// scale_rt_capacity's value for avg_rt, avg_dl, avg_hw and avg_irq below, refreshed
+    /// whenever one is written (Sched::refresh_capacity): capacity_of reads this word
+    /// instead of four signals' lines on every CPU a balance pass scans.
+    pub scale_rt_capacity: u64,
     /// Queued tasks, including delayed ones and curr.
     pub nr_running: u32,
-    pub nr_switches: u64,
+    /// Wake-ups queued to this CPU and not yet activated (rq->ttwu_pending).
+    pub ttwu_pending: u32,
     /// TIF_NEED_RESCHED.
     pub need_resched: bool,
     /// TIF_NEED_RESCHED_LAZY.
     pub need_resched_lazy: bool,
-    /// Wake-ups queued to this CPU and not yet activated (rq->ttwu_pending).
-    pub ttwu_pending: u32,
+    pub cpu: CpuId,
+    pub nr_switches: u64,
+    /// Not kernel state: the CPU's progress, idle periods and energy meter.
+    pub sim: RqSim,
     /// Clocks feeding PELT (update_rq_clock_pelt).
     pub pelt: RqClockPelt,
-    /// rq->rt: the real-time runqueue.
-    pub rt: super::rt::RtRq,
-    /// rq->dl: the deadline runqueue.
-    pub dl: super::dl::DlRq,
+    // load balancing (docs/model.md, Load balancing)
+    pub lb: super::fair::balance::RqBalance,
     /// rq->avg_rt, avg_dl, avg_hw, avg_irq: RT, DL, HW-pressure and IRQ signals (the
     /// last two have no input in this model).
     pub avg_rt: SchedAvg,
     pub avg_dl: SchedAvg,
     pub avg_hw: SchedAvg,
     pub avg_irq: SchedAvg,
+    pub uclamp: UclampRq,
+    /// rq->rt: the real-time runqueue.
+    pub rt: super::rt::RtRq,
+    /// rq->dl: the deadline runqueue.
+    pub dl: super::dl::DlRq,
     /// Times this CPU entered idle (tick_nohz idle calls; schedutil's hold heuristic).
     pub idle_calls: u64,
-    pub uclamp: UclampRq,
-    // load balancing (docs/model.md, Load balancing)
-    pub lb: super::fair::balance::RqBalance,
-    /// Not kernel state: the CPU's progress, idle periods and energy meter.
-    pub sim: RqSim,
 }
 
 /// The simulator's per-CPU state (docs/model.md, Hardware costs).

@@ -507,6 +507,7 @@ impl Sched {
         let now = self.rq_clock_pelt(cpu);
         let r = u64::from(running);
         update_signal(now, &mut self.rqs[cpu].avg_dl, r, r, running, 1);
+        self.refresh_capacity(cpu);
     }
 
     /// wakeup_preempt_dl: an earlier deadline preempts; an equal one may push curr away

@@ -393,6 +393,7 @@ impl Sched {
             let r = u64::from(running);
             update_signal(now, sa, r, r, running, 1);
         }
+        self.refresh_capacity(cpu);
         let cfs = self.rqs[cpu].cfs;
         if self.update_cfs_rq_load_avg(now, cfs) {
             self.cfs_rq_util_change(cfs);

@@ -145,6 +145,7 @@ impl Sched {
         let now = self.rq_clock_pelt(cpu);
         let r = u64::from(running);
         update_signal(now, &mut self.rqs[cpu].avg_rt, r, r, running, 1);
+        self.refresh_capacity(cpu);
     }
 
     /// wakeup_preempt_rt: a higher priority preempts at once; an equal one may push the

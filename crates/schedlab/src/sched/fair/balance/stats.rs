@@ -7,7 +7,7 @@ use super::imbalance::{find_src_group_decision, DecideCtx, SdLbStats};
 use super::lb::LbEnv;
 use super::{msecs_to_jiffies, CpuIdleType};
 use crate::machine::CpuId;
-use crate::sched::capacity::{capacity_greater, rq_capacity};
+use crate::sched::capacity::capacity_greater;
 use crate::sched::fair::util_est::UtilConsumer;
 use crate::sched::fair::wake_affine::nr_idle_scan_for;
 use crate::sched::features::Feature;
@@ -251,8 +251,8 @@ impl Sched {
         let ms = self.sd.domains[sd].balance_interval;
         let next = self.jiffies()
             + msecs_to_jiffies(ms, self.cfg.hz).clamp(1, self.lb.max_load_balance_interval);
-        let (machine, rqs) = (&self.machine, &self.rqs);
-        let capacity_of = |c: CpuId| rq_capacity(machine, &rqs[c]);
+        let rqs = &self.rqs;
+        let capacity_of = |c: CpuId| rqs[c].scale_rt_capacity;
         self.sd.update_group_capacity(sd, cpu, &capacity_of, next);
     }
 
