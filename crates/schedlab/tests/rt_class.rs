@@ -189,6 +189,17 @@ fn rt_pelt_takes_its_share_of_the_fair_capacity() {
     assert_eq!(s.sched.capacity_of(0), 1024 - rt_util);
     assert_eq!(s.sched.rqs[1].avg_rt.util_avg, 0);
     assert_eq!(s.sched.capacity_of(1), 1024);
+    // capacity_of reads a value cached at each write of the signals: a signal changed
+    // behind its back is an invariant violation.
+    assert_eq!(s.sched.invariant_violations, 0);
+    s.sched.rqs[1].avg_rt.util_avg = 100;
+    s.sched.check_invariants();
+    assert_eq!(s.sched.invariant_violations, 1);
+    assert!(
+        s.sched.invariant_messages[0].contains("cached capacity 1024 != scale_rt_capacity 924"),
+        "{:?}",
+        s.sched.invariant_messages
+    );
 }
 
 #[test]

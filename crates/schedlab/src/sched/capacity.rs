@@ -83,7 +83,7 @@ impl Sched {
 
     /// capacity_of(cpu) = rq->cpu_capacity: actual capacity less RT/DL/IRQ use
     /// (scale_rt_capacity) as of the signals' last update, rather than as of the last
-    /// balance (docs/model.md, Load balancing).
+    /// balance (docs/model.md, PELT and util_est).
     #[inline]
     pub fn capacity_of(&self, cpu: CpuId) -> u64 {
         self.rqs[cpu].scale_rt_capacity
