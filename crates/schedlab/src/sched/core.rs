@@ -42,7 +42,7 @@ impl Sched {
                 avg_dl: Default::default(),
                 avg_hw: Default::default(),
                 avg_irq: Default::default(),
-                scale_rt_capacity: machine.arch_scale_cpu_capacity(cpu).max(1),
+                scale_rt_capacity: 0,
                 idle_calls: 0,
                 uclamp: Default::default(),
                 lb: Default::default(),
@@ -110,6 +110,9 @@ impl Sched {
         s.groups.push(super::fair::group::TaskGroup::root(n));
         s.build_smt_siblings();
         s.refresh_base_speeds();
+        for cpu in 0..n {
+            s.refresh_capacity(cpu);
+        }
         s.cfg.eas_capable = s.machine_eas_capable();
         s.em = (0..s.machine.freq_domains.len())
             .map(|d| super::energy_model::em_perf_domain(&s.machine, d))

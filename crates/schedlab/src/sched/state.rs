@@ -363,6 +363,9 @@ pub struct Rq {
     pub idle_calls: u64,
 }
 
+// The first line holds what its doc says; a field added before `sim` must not push it out.
+const _: () = assert!(std::mem::offset_of!(Rq, sim) == 64);
+
 /// The simulator's per-CPU state (docs/model.md, Hardware costs).
 #[derive(Debug, Clone, Default)]
 pub struct RqSim {

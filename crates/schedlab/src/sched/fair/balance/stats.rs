@@ -251,6 +251,7 @@ impl Sched {
         let ms = self.sd.domains[sd].balance_interval;
         let next = self.jiffies()
             + msecs_to_jiffies(ms, self.cfg.hz).clamp(1, self.lb.max_load_balance_interval);
+        // capacity_of, read from the rqs while the domains are borrowed mutably.
         let rqs = &self.rqs;
         let capacity_of = |c: CpuId| rqs[c].scale_rt_capacity;
         self.sd.update_group_capacity(sd, cpu, &capacity_of, next);
