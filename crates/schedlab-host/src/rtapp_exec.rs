@@ -205,6 +205,10 @@ impl Shared {
                     "request lists (schbench-2021) have no real executor: run the real schbench"
                         .into(),
                 ),
+                // Only the frames workload opens them; a host has no Pixel power HAL.
+                ObjectSpec::HintSession { .. } => {
+                    return Err("ADPF hint sessions (frames --adpf) have no real executor".into())
+                }
             };
             objs.push(obj);
             pipes.push(pipe);
@@ -583,8 +587,12 @@ impl Thread<'_> {
                         spin_loops(4);
                     }
                 },
-                // Only the frames workload writes cpufreq limits; it does not run on hosts.
-                Op::SetMinFreq { .. } => {}
+                // Only the frames workload writes cpufreq limits and hint sessions; it does
+                // not run on hosts.
+                Op::SetMinFreq { .. }
+                | Op::HintFrameStart { .. }
+                | Op::HintReport { .. }
+                | Op::HintLoadReset { .. } => {}
                 Op::SpinUnlockCpu => {
                     if let Some(obj) = self.spin_held.take() {
                         let mut g = sh.lock();

@@ -219,7 +219,10 @@ impl Simulation {
             | Event::NohzKick(cpu)
             | Event::ReschedIpi(cpu)
             | Event::DlServerTimer(cpu) => Some(cpu),
-            Event::FreqChange(_) | Event::CfsPeriod(_) | Event::RtPeriod => None,
+            Event::FreqChange(_)
+            | Event::CfsPeriod(_)
+            | Event::RtPeriod
+            | Event::HintTimeout(_) => None,
         }
     }
 
@@ -260,6 +263,7 @@ impl Simulation {
             Event::RtPeriod => s.sched_rt_period_timer(),
             Event::DlTimer(p) => s.dl_task_timer(p),
             Event::DlServerTimer(cpu) => s.dl_server_timer(cpu),
+            Event::HintTimeout(obj) => self.interp.hint_timeout(s, obj),
         }
         if let Some(cpu) = event_cpu {
             self.sched.return_to_user(cpu);

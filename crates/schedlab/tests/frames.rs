@@ -27,6 +27,21 @@ fn run(governor: &str, seed: u64, workloads: &[&str]) -> RunResult {
     r
 }
 
+/// `cmd` on pixel6 under schedutil, seed 1, run to `t_ns`: the workload is compiled here
+/// and handed to prepare; the scenario gives the rest.
+fn run_until(cmd: &str, t_ns: u64) -> schedlab::simulation::Simulation {
+    let sc = Scenario {
+        machine: "pixel6".into(),
+        governor: Governor::Schedutil,
+        seed: 1,
+        ..Scenario::default()
+    };
+    let w = build_workload_seeded(cmd, Path::new("."), 8, 1).unwrap();
+    let mut s = schedlab::experiment::run::prepare(&sc, w.workload).unwrap();
+    s.run_until(t_ns);
+    s
+}
+
 fn frames(r: &RunResult) -> &FramesResult {
     match &r.workloads[0] {
         WorkloadSection::Frames(f) => f,
@@ -265,7 +280,6 @@ fn surfaceflinger_runs_sched_fifo_2_with_sf_policy_fifo() {
 
 #[test]
 fn the_input_boost_raises_the_policies_minimum_for_a_flings_first_1_6_s() {
-    use schedlab::experiment::run::prepare;
     use schedlab::workload::frames::POWER_HAL_COMM;
     // idle 1 s, then a 2.5 s fling: the power HAL task writes the minimum of every policy
     // at 1 s and writes 0 back 1.6 s later (input_boost::windows).
@@ -293,17 +307,8 @@ fn the_input_boost_raises_the_policies_minimum_for_a_flings_first_1_6_s() {
         ]
     );
     let khz = |cmd: &str, t_ms: u64| {
-        // The workload is compiled here and handed to prepare; the scenario gives the rest.
-        let sc = Scenario {
-            machine: "pixel6".into(),
-            governor: Governor::Schedutil,
-            seed: 1,
-            ..Scenario::default()
-        };
-        let w = build_workload_seeded(cmd, Path::new("."), 8, 1).unwrap();
-        let mut s = prepare(&sc, w.workload).unwrap();
-        s.run_until(t_ms * 1_000_000);
-        s.sched
+        run_until(cmd, t_ms * 1_000_000)
+            .sched
             .machine
             .freq_domains
             .iter()
@@ -325,4 +330,43 @@ fn the_input_boost_raises_the_policies_minimum_for_a_flings_first_1_6_s() {
         .tasks
         .iter()
         .all(|t| t.attrs.comm != POWER_HAL_COMM));
+}
+
+#[test]
+fn the_hint_session_boosts_a_flings_first_frame_and_lapses_in_idle() {
+    // idle 1 s, a 1 s fling, idle 2 s, with hwui's hint session (frames --adpf): the UI
+    // thread and RenderThread are tasks 0 and 1; their uclamp.min is the top-app stand-in
+    // (125) until the first frame, the load reset's 480 while it renders, the PID's value
+    // (never under 125) through the fling, and 125 again once the PID's vote lapses
+    // 2 × 166.67 ms after the last report (an app thread keeps the run going through the
+    // last idle episode).
+    let cmd = "frames -a 1 -e idle:1s,fling:1s,idle:2s --adpf";
+    let uclamp_at = |t_us: u64| {
+        let s = run_until(cmd, t_us * 1_000);
+        [
+            s.sched.tasks[0].uclamp_req[0],
+            s.sched.tasks[1].uclamp_req[0],
+        ]
+    };
+    assert_eq!(uclamp_at(900_000), [125, 125]);
+    // The first frame's vsync is at 1 s (slot 60 at 60 Hz: 999.99 ms); 2 ms later its UI
+    // work runs, RenderThread's not yet reported.
+    assert_eq!(uclamp_at(1_002_000), [480, 480]);
+    let mid = uclamp_at(1_500_000);
+    assert_eq!(mid[0], mid[1], "one session, one value for both threads");
+    assert!((125..=480).contains(&mid[0]), "{mid:?}");
+    assert_eq!(uclamp_at(2_400_000), [125, 125]);
+    // The events that re-apply a lapsed vote are counted as their own kind.
+    let r = run("schedutil", 1, &[cmd]);
+    assert!(r.sim.events_by_kind["hint_timeout"] > 0);
+    // Without the option there is no session and no hint op.
+    let plain = build_workload_seeded("frames -e idle:1s,fling:1s", Path::new("."), 8, 1).unwrap();
+    assert!(plain
+        .workload
+        .tasks
+        .iter()
+        .all(|t| !t.program.iter().any(|op| matches!(
+            op,
+            Op::HintFrameStart { .. } | Op::HintReport { .. } | Op::HintLoadReset { .. }
+        ))));
 }

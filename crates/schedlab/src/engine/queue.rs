@@ -44,11 +44,14 @@ pub enum Event {
     DlTimer(TaskId),
     /// The fair deadline server's timer on `cpu` (dl_server_timer).
     DlServerTimer(CpuId),
+    /// A vote of ADPF hint session `obj` (a workload object) lapses: the power HAL's
+    /// worker re-applies the threads' uclamp.min.
+    HintTimeout(usize),
 }
 
 impl Event {
     /// Names of the kinds, in `kind()` order (the result's `sim.events_by_kind`).
-    pub const KIND_NAMES: [&'static str; 14] = [
+    pub const KIND_NAMES: [&'static str; 15] = [
         "task_start",
         "timer_wake",
         "wake_arrive",
@@ -63,6 +66,7 @@ impl Event {
         "rt_period",
         "dl_timer",
         "dl_server_timer",
+        "hint_timeout",
     ];
 
     /// Index of the event's kind in `KIND_NAMES`.
@@ -82,6 +86,7 @@ impl Event {
             Event::RtPeriod => 11,
             Event::DlTimer(_) => 12,
             Event::DlServerTimer(_) => 13,
+            Event::HintTimeout(_) => 14,
         }
     }
 }
@@ -202,7 +207,8 @@ impl EventBits {
             | Event::CfsPeriod(x)
             | Event::ReschedIpi(x)
             | Event::DlTimer(x)
-            | Event::DlServerTimer(x) => (x, 0),
+            | Event::DlServerTimer(x)
+            | Event::HintTimeout(x) => (x, 0),
         };
         EventBits(ev.kind() as u8, a as u32, b as u32)
     }
@@ -224,7 +230,8 @@ impl EventBits {
             10 => Event::ReschedIpi(a),
             11 => Event::RtPeriod,
             12 => Event::DlTimer(a),
-            _ => Event::DlServerTimer(a),
+            13 => Event::DlServerTimer(a),
+            _ => Event::HintTimeout(a),
         }
     }
 }
@@ -391,6 +398,7 @@ mod tests {
             Event::RtPeriod,
             Event::DlTimer(0),
             Event::DlServerTimer(0),
+            Event::HintTimeout(0),
         ];
         let kinds: Vec<usize> = all.iter().map(|e| e.kind()).collect();
         assert_eq!(kinds, (0..Event::KIND_NAMES.len()).collect::<Vec<_>>());

@@ -323,6 +323,23 @@ impl Interpreter {
                 }
                 Op::Count { counter } => self.probes.counters[*counter] += 1,
                 Op::SetMinFreq { cpu: c, khz } => sched.cpufreq_set_min_freq(*c, *khz),
+                Op::HintFrameStart { obj } => {
+                    if let ObjState::HintSession(s) = &mut self.objs[*obj] {
+                        s.frame_start(now);
+                    }
+                }
+                Op::HintReport { obj } => {
+                    if let ObjState::HintSession(s) = &mut self.objs[*obj] {
+                        s.report(now);
+                        objects::hint_session::sync(sched, *obj, s);
+                    }
+                }
+                Op::HintLoadReset { obj } => {
+                    if let ObjState::HintSession(s) = &mut self.objs[*obj] {
+                        s.load_reset(now);
+                        objects::hint_session::sync(sched, *obj, s);
+                    }
+                }
                 Op::Create { task } => {
                     // clone(): the child is placed and woken while its creator runs.
                     let child = *task;
@@ -398,6 +415,19 @@ impl Interpreter {
             }
         }
         self.stop_stuck(sched, p, cpu)
+    }
+
+    /// A vote of hint session `obj` may have lapsed (Event::HintTimeout): re-apply its
+    /// threads' uclamp.min unless a later arm superseded this timeout.
+    pub fn hint_timeout(&mut self, sched: &mut Sched, obj: usize) {
+        let Some(ObjState::HintSession(s)) = self.objs.get_mut(obj) else {
+            return;
+        };
+        if s.timeout_at != Some(sched.now) {
+            return;
+        }
+        s.timeout_at = None;
+        objects::hint_session::sync(sched, obj, s);
     }
 
     /// Whether `p`'s next step on `cpu` is a `SpinLockCpu` retry that fails: the lock is
@@ -633,6 +663,9 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
                 }
                 Op::SemPost { obj } | Op::SemWait { obj } => vec![(*obj, "a semaphore")],
                 Op::ReqPost { obj } | Op::ReqTake { obj, .. } => vec![(*obj, "a request list")],
+                Op::HintFrameStart { obj } | Op::HintReport { obj } | Op::HintLoadReset { obj } => {
+                    vec![(*obj, "a hint session")]
+                }
                 _ => continue,
             };
             for (obj, kind) in want {
@@ -644,11 +677,14 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
                     (Some(O::WaitQueue), "a wait queue") => true,
                     (Some(O::Semaphore { max, .. }), "a semaphore") => *max > 0,
                     (Some(O::RequestList { .. }), "a request list") => true,
+                    (Some(O::HintSession { threads, .. }), "a hint session") => {
+                        threads.iter().all(|&t| t < workload.tasks.len())
+                    }
                     _ => false,
                 };
                 if !ok {
                     return bad(format!(
-                        "object {obj} is not {kind} (or has no capacity/parties/max)"
+                        "object {obj} is not {kind} (or has no capacity/parties/max/threads)"
                     ));
                 }
             }

@@ -196,6 +196,19 @@ pub enum Op {
         cpu: usize,
         khz: u32,
     },
+    /// hwui marks a frame's start (FrameStartTime) on ADPF hint session `obj`.
+    HintFrameStart {
+        obj: usize,
+    },
+    /// hwui reports the oldest started frame's actual work duration to session `obj`
+    /// (reportActualWorkDuration); the power HAL writes the threads' uclamp.min.
+    HintReport {
+        obj: usize,
+    },
+    /// hwui's CPU_LOAD_RESET hint to session `obj`: a frame after idle.
+    HintLoadReset {
+        obj: usize,
+    },
 }
 
 /// The origin of a `Record` sample.
@@ -227,7 +240,10 @@ impl Op {
             | Op::SemWait { obj }
             | Op::ReqPost { obj }
             | Op::ReqTake { obj, .. }
-            | Op::SpinLockCpu { first_obj: obj } => Some(obj),
+            | Op::SpinLockCpu { first_obj: obj }
+            | Op::HintFrameStart { obj }
+            | Op::HintReport { obj }
+            | Op::HintLoadReset { obj } => Some(obj),
             _ => None,
         }
     }
@@ -378,6 +394,16 @@ pub enum ObjectSpec {
     RequestList {
         max_pending: u64,
     },
+    /// An ADPF performance hint session of `threads` (UI thread, RenderThread) as the
+    /// Pixel power HAL serves it at `refresh_hz` (its AdpfConfig profile), with hwui's
+    /// target work duration; the HAL's uclamp.min writes never go under `floor`
+    /// (userspace/objects/hint_session.rs).
+    HintSession {
+        threads: [usize; 2],
+        target_ns: Ns,
+        refresh_hz: u32,
+        floor: u32,
+    },
 }
 
 /// PIPE_DEF_BUFFERS (include/linux/pipe_fs_i.h): a new pipe's page slots.
@@ -452,7 +478,14 @@ impl Workload {
         };
         let template_shift = self.templates.len();
         self.timers.extend(other.timers);
-        self.objects.extend(other.objects);
+        self.objects.extend(other.objects.into_iter().map(|mut o| {
+            if let ObjectSpec::HintSession { threads, .. } = &mut o {
+                for t in threads {
+                    *t += base.task;
+                }
+            }
+            o
+        }));
         self.counters.extend(other.counters);
         self.logs.extend(other.logs);
         if base.task > 0 || !self.session_starts.is_empty() {
@@ -536,5 +569,45 @@ pub fn match_loops(program: &[Op]) -> Result<Vec<usize>, String> {
     match stack.pop() {
         Some(b) => Err(format!("op {b}: LoopBegin without LoopEnd")),
         None => Ok(partner),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_merged_hint_session_names_its_threads_where_they_moved() {
+        let mut a = Workload {
+            tasks: (0..3)
+                .map(|i| TaskSpec::new(format!("t{i}"), vec![]))
+                .collect(),
+            objects: vec![ObjectSpec::Mutex],
+            ..Workload::default()
+        };
+        let b = Workload {
+            tasks: vec![
+                TaskSpec::new("ui", vec![Op::HintFrameStart { obj: 0 }]),
+                TaskSpec::new("rt", vec![Op::HintReport { obj: 0 }]),
+            ],
+            objects: vec![ObjectSpec::HintSession {
+                threads: [0, 1],
+                target_ns: 11_666_666,
+                refresh_hz: 60,
+                floor: 0,
+            }],
+            ..Workload::default()
+        };
+        a.merge(b);
+        assert_eq!(
+            a.objects[1],
+            ObjectSpec::HintSession {
+                threads: [3, 4],
+                target_ns: 11_666_666,
+                refresh_hz: 60,
+                floor: 0,
+            }
+        );
+        assert_eq!(a.tasks[3].program, [Op::HintFrameStart { obj: 1 }]);
     }
 }

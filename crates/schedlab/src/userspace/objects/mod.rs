@@ -3,10 +3,12 @@
 //! sleep and re-runs its op when woken (as a syscall retries after its wait returns), so a
 //! spurious or stolen wake-up simply blocks again.
 
+pub mod hint_session;
 pub mod pipe;
 pub mod request_list;
 pub mod unix_socket;
 
+pub use hint_session::HintSession;
 pub use pipe::{Pipe, PAGE_SIZE, PIPE_BUF};
 pub use request_list::RequestList;
 pub use unix_socket::UnixStream;
@@ -149,6 +151,7 @@ pub enum ObjState {
         waiters: VecDeque<TaskId>,
     },
     RequestList(RequestList),
+    HintSession(Box<HintSession>),
 }
 
 impl ObjState {
@@ -176,6 +179,17 @@ impl ObjState {
             ObjectSpec::RequestList { max_pending } => {
                 ObjState::RequestList(RequestList::new(max_pending))
             }
+            ObjectSpec::HintSession {
+                threads,
+                target_ns,
+                refresh_hz,
+                floor,
+            } => ObjState::HintSession(Box::new(HintSession::new(
+                hint_session::pixel6_profile(refresh_hz),
+                threads,
+                target_ns,
+                floor,
+            ))),
         }
     }
 }

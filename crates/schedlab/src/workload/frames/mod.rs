@@ -10,12 +10,13 @@
 //! = completion − intended vsync, as FrameMetrics TOTAL_DURATION. The work model is in
 //! `model`; the statistics and printout in `report`.
 
+pub mod adpf;
 pub mod input_boost;
 pub mod jank;
 pub mod model;
 pub mod report;
 
-use super::cmdline::{self, flag, long_value, value, OptSpec};
+use super::cmdline::{self, flag, long_flag, long_value, value, OptSpec};
 use super::program::{Base, ObjectSpec, Since, TimerSpec};
 use super::report::ToolReport;
 use super::{Compiled, Op, TaskSpec, TimerMode, Workload};
@@ -44,6 +45,7 @@ const OPTS: &[OptSpec] = &[
     long_value("app"),
     long_value("sf-policy"),
     long_value("input-boost"),
+    long_flag("adpf"),
     flag('h', "help"),
 ];
 
@@ -58,6 +60,8 @@ pub const LOG_DONE: usize = 3;
 const RT_REQ: usize = 0;
 const UI_SYNC: usize = 1;
 const SF_Q: usize = 2;
+/// The hint session, with `--adpf`.
+const HINT: usize = 3;
 
 /// Android's top-app boost of the UI thread and RenderThread (TOP_APP_PRIORITY_BOOST).
 pub const DEFAULT_NICE: i32 = -10;
@@ -103,6 +107,9 @@ pub struct Params {
     /// `--input-boost CPU:MHZ,…`: the power HAL's minimum frequency per policy (named by
     /// one of its CPUs) while a touch boost lasts (`input_boost`); empty: no boost.
     pub input_boost: Vec<(usize, u32)>,
+    /// `--adpf`: hwui's performance hint session for the UI thread and RenderThread,
+    /// served as a Pixel 6's power HAL serves it (`adpf`).
+    pub adpf: bool,
 }
 
 /// Parse `frames ARGS…` for a machine of `nr_cpus` CPUs.
@@ -257,6 +264,7 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
             .unwrap_or_else(|| "com.android.benchmark".into()),
         sf_policy,
         input_boost,
+        adpf: p.has("adpf"),
     })
 }
 
@@ -306,7 +314,7 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Compiled {
     let layout = model::lay_out(&p.episodes, interval);
     let total_slots: u64 = layout.iter().map(|e| e.slots).sum();
     let frames = model::frames(&layout, &p.work, &mut stream(seed, "frames"));
-    let objects = vec![
+    let mut objects = vec![
         ObjectSpec::Semaphore {
             initial: 0,
             max: u64::MAX,
@@ -317,6 +325,15 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Compiled {
             max: u64::MAX,
         },
     ];
+    if p.adpf {
+        // The UI thread and RenderThread are the first two tasks.
+        objects.push(ObjectSpec::HintSession {
+            threads: [0, 1],
+            target_ns: adpf::target_work_ns(interval),
+            refresh_hz: p.refresh_hz,
+            floor: p.uclamp_min.unwrap_or(0),
+        });
+    }
     let uclamp = super::program::UclampReq {
         min: p.uclamp_min,
         max: None,
@@ -324,9 +341,9 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Compiled {
     let task = |comm: &str, cpus: Option<Vec<usize>>, program: Vec<Op>| {
         TaskSpec::new(comm.to_string(), program).cpus(cpus)
     };
-    let (ui_prog, nr_timers) = ui_program(&frames, &layout, interval);
+    let (ui_prog, nr_timers) = ui_program(&frames, &layout, interval, p.adpf);
     let mut ui = task(&ui_comm(&p.app), p.cpus.clone(), ui_prog);
-    let mut rt = task("RenderThread", p.cpus.clone(), rt_program(&frames));
+    let mut rt = task("RenderThread", p.cpus.clone(), rt_program(&frames, p.adpf));
     ui.attrs.nice = p.nice;
     rt.attrs.nice = p.nice;
     ui.attrs.uclamp = uclamp;
@@ -397,12 +414,19 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Compiled {
 /// UI thread: wait for the frame's vsync, work, hand over to RenderThread, wait for sync.
 /// Each episode has its own vsync timer anchored at the thread's start, so the vsyncs a
 /// late frame makes Choreographer skip shift the rest of that episode only. Returns the
-/// program and the number of timers.
-fn ui_program(frames: &[FrameWork], layout: &[EpisodeSlots], interval: Ns) -> (Vec<Op>, usize) {
+/// program and the number of timers. With `adpf` a frame marks its start on the hint
+/// session, after sending the load-reset hint when it follows idle.
+fn ui_program(
+    frames: &[FrameWork],
+    layout: &[EpisodeSlots],
+    interval: Ns,
+    adpf: bool,
+) -> (Vec<Op>, usize) {
     let mut prog = Vec::with_capacity(frames.len() * 5);
     let mut timer_of = vec![usize::MAX; layout.len()];
     let mut nr_timers = 0;
     let mut prev: Option<(usize, u64)> = None;
+    let mut prev_slot: Option<u64> = None;
     for f in frames {
         // A timer starts at the thread's start: an episode's first expiry is its slot.
         let gap = match prev {
@@ -415,12 +439,19 @@ fn ui_program(frames: &[FrameWork], layout: &[EpisodeSlots], interval: Ns) -> (V
             nr_timers += 1;
         }
         let timer = timer_of[f.episode];
+        prog.push(Op::Timer {
+            timer,
+            period_ns: gap * interval,
+            mode: TimerMode::Vsync { grid_ns: interval },
+        });
+        if adpf {
+            if adpf::resets_load(prev_slot, f.slot, interval) {
+                prog.push(Op::HintLoadReset { obj: HINT });
+            }
+            prog.push(Op::HintFrameStart { obj: HINT });
+        }
+        prev_slot = Some(f.slot);
         prog.extend([
-            Op::Timer {
-                timer,
-                period_ns: gap * interval,
-                mode: TimerMode::Vsync { grid_ns: interval },
-            },
             Op::Record {
                 log: LOG_VSYNC,
                 since: Since::Timer(timer),
@@ -433,8 +464,9 @@ fn ui_program(frames: &[FrameWork], layout: &[EpisodeSlots], interval: Ns) -> (V
     (prog, nr_timers)
 }
 
-/// RenderThread: sync (the UI thread waits for it), then draw/issue/swap.
-fn rt_program(frames: &[FrameWork]) -> Vec<Op> {
+/// RenderThread: sync (the UI thread waits for it), then draw/issue/swap; with `adpf` it
+/// reports the frame's work duration once the frame is queued.
+fn rt_program(frames: &[FrameWork], adpf: bool) -> Vec<Op> {
     let mut prog = Vec::with_capacity(frames.len() * 10);
     let rec = |log| Op::Record {
         log,
@@ -452,6 +484,9 @@ fn rt_program(frames: &[FrameWork]) -> Vec<Op> {
             rec(LOG_DONE),
             Op::SemPost { obj: SF_Q },
         ]);
+        if adpf {
+            prog.push(Op::HintReport { obj: HINT });
+        }
     }
     prog
 }

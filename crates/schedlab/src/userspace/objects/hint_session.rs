@@ -1,0 +1,331 @@
+//! An ADPF performance hint session as a Pixel power HAL serves it (hardware/google/pixel
+//! power-libperfmgr/aidl as Android 14 shipped it, early 2024: PowerHintSession and
+//! PowerSessionManager's votes; docs/workloads.md, frames, ADPF). hwui opens one for a
+//! window's UI thread and RenderThread, sets a target work duration and reports each
+//! frame's actual duration; the HAL turns the error into the threads' uclamp.min with a
+//! PID controller, and boosts a frame that starts after idle (the CPU_LOAD_RESET hint).
+//!
+//! The HAL keeps one vote per hint type, each a uclamp.min that holds for a while; a
+//! thread gets the largest vote in force (0 when none is) through sched_setattr
+//! (SCHED_FLAG_KEEP_ALL | SCHED_FLAG_UTIL_CLAMP_MIN). The votes modelled are the PID's
+//! (ADPF_VOTE_DEFAULT) and the load reset's (ADPF_CPU_LOAD_RESET); the HAL's own CPU time
+//! and binder latency are taken as nil.
+
+use crate::engine::Event;
+use crate::ids::TaskId;
+use crate::sched::Sched;
+use crate::time::Ns;
+use std::collections::VecDeque;
+
+/// An AdpfConfig profile of a device's powerhint.json (libperfmgr AdpfConfig): the PID
+/// gains, the uclamp.min range, and the timing factors. The integral term is not kept:
+/// the profiles modelled have PID_I = 0 (`getPidIHighDivI` divides by it, so the clamp
+/// is unbounded and the term is zero whatever the integral).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdpfConfig {
+    pub pid_po: f64,
+    pub pid_pu: f64,
+    pub pid_do: f64,
+    pub pid_du: f64,
+    pub uclamp_min_init: u32,
+    pub uclamp_min_high: u32,
+    pub uclamp_min_low: u32,
+    /// The HAL's preferred reporting rate; twice it floors the PID vote's lifetime.
+    pub reporting_rate_limit_ns: Ns,
+    /// updateTargetWorkDuration scales hwui's target by this.
+    pub target_time_factor: f64,
+    /// A PID vote lasts target × this; the load reset's half of it.
+    pub stale_time_factor: f64,
+}
+
+/// Pixel 6 (oriole) at 60 Hz: powerhint-oriole.json's REFRESH_60FPS profile
+/// (device/google/raviole, as of Jan 2024): Po 2.0, Pu 1.0, I 0, Do 500, Du 0, uclamp.min
+/// 162 at start, 2–480, sampling windows P 1 / I all / D 1, reporting rate 166,666,660 ns,
+/// TargetTimeFactor 1.0, StaleTimeFactor 15. Its REFRESH_90FPS and REFRESH_120FPS
+/// profiles differ only in the rate (111,111,110 and 83,333,330 ns) and, at 120, an
+/// initial 232.
+pub const PIXEL6_60FPS: AdpfConfig = AdpfConfig {
+    pid_po: 2.0,
+    pid_pu: 1.0,
+    pid_do: 500.0,
+    pid_du: 0.0,
+    uclamp_min_init: 162,
+    uclamp_min_high: 480,
+    uclamp_min_low: 2,
+    reporting_rate_limit_ns: 166_666_660,
+    target_time_factor: 1.0,
+    stale_time_factor: 15.0,
+};
+
+/// The profile the HAL uses at a display refresh rate: the 120, 90 or 60 FPS one, the
+/// highest not above `refresh_hz` (60 below 90).
+pub fn pixel6_profile(refresh_hz: u32) -> AdpfConfig {
+    match refresh_hz {
+        120.. => AdpfConfig {
+            uclamp_min_init: 232,
+            reporting_rate_limit_ns: 83_333_330,
+            ..PIXEL6_60FPS
+        },
+        90..=119 => AdpfConfig {
+            reporting_rate_limit_ns: 111_111_110,
+            ..PIXEL6_60FPS
+        },
+        _ => PIXEL6_60FPS,
+    }
+}
+
+/// A vote: `min` holds from `start` for `duration` (AdpfTypes VoteRange and its window).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Vote {
+    active: bool,
+    start: Ns,
+    duration: Ns,
+    min: u32,
+}
+
+impl Vote {
+    fn in_force(&self, now: Ns) -> bool {
+        self.active && self.start <= now && now < self.start + self.duration
+    }
+
+    fn end(&self) -> Ns {
+        self.start + self.duration
+    }
+}
+
+/// ns_to_100us: the PID's time unit.
+fn ns_to_100us(ns: i64) -> i64 {
+    ns / 100_000
+}
+
+#[derive(Debug, Clone)]
+pub struct HintSession {
+    pub config: AdpfConfig,
+    /// The session's threads (UI thread, RenderThread).
+    pub threads: [TaskId; 2],
+    /// A floor under what the HAL writes: the top-app group's uclamp.min, which
+    /// uclamp_tg_restrict applies over a task's own request (the frames stand-in).
+    pub floor: u32,
+    /// mDescriptor->targetNs (after TargetTimeFactor).
+    target_ns: i64,
+    previous_error: i64,
+    /// pidControlVariable: the PID's uclamp.min.
+    pid_control_variable: i32,
+    default_vote: Vote,
+    reset_vote: Vote,
+    /// When each frame not yet reported started (hwui's FrameStartTime): the UI thread
+    /// may start the next frame while RenderThread still draws one.
+    frame_starts: VecDeque<Ns>,
+    /// The uclamp.min last written to the threads.
+    applied: u32,
+    /// The pending vote timeout (the HAL's worker thread): later ones replace earlier
+    /// ones only when earlier, and a timeout that finds nothing expired re-arms.
+    pub timeout_at: Option<Ns>,
+}
+
+impl HintSession {
+    /// A session that has run before the measured part and gone idle: its votes have
+    /// lapsed and its PID stands at UclampMin_Init (setThreads' value). [assumption]
+    pub fn new(config: AdpfConfig, threads: [TaskId; 2], target_ns: Ns, floor: u32) -> Self {
+        HintSession {
+            config,
+            threads,
+            floor,
+            target_ns: (target_ns as f64 * config.target_time_factor) as i64,
+            previous_error: 0,
+            pid_control_variable: config.uclamp_min_init as i32,
+            default_vote: Vote::default(),
+            reset_vote: Vote::default(),
+            frame_starts: VecDeque::new(),
+            // The threads start with their own request, the floor.
+            applied: floor,
+            timeout_at: None,
+        }
+    }
+
+    /// hwui marks a frame's start (the UI thread's doFrame).
+    pub fn frame_start(&mut self, now: Ns) {
+        self.frame_starts.push_back(now);
+    }
+
+    /// reportActualWorkDuration of the oldest started frame, ending `now`:
+    /// the load boosts end, the PID moves its variable by the error against the target,
+    /// and the default vote holds it for max(target × StaleTimeFactor, 2 × the reporting
+    /// rate). No frame start: nothing to report.
+    pub fn report(&mut self, now: Ns) {
+        let Some(start) = self.frame_starts.pop_front() else {
+            return;
+        };
+        let c = self.config;
+        let actual = (now - start) as i64;
+        // convertWorkDurationToBoostByPid with one sample (windows P 1, D 1).
+        let dt = ns_to_100us(self.target_ns).max(1);
+        let error = ns_to_100us(actual - self.target_ns);
+        let derivative = error - self.previous_error;
+        self.previous_error = error;
+        let p_gain = if error > 0 { c.pid_po } else { c.pid_pu };
+        let p_out = (p_gain * error as f64) as i64;
+        let d_gain = if derivative > 0 { c.pid_do } else { c.pid_du };
+        let d_out = (d_gain * derivative as f64 / dt as f64) as i64;
+        let next = (self.pid_control_variable as i64 + p_out + d_out)
+            .min(c.uclamp_min_high as i64)
+            .max(c.uclamp_min_low as i64);
+        self.pid_control_variable = next as i32;
+        // disableBoosts, then the DEFAULT vote.
+        self.reset_vote.active = false;
+        let lifetime = ((self.target_ns as f64 * c.stale_time_factor) as Ns)
+            .max(2 * c.reporting_rate_limit_ns);
+        self.default_vote = Vote {
+            active: true,
+            start: now,
+            duration: lifetime,
+            min: next as u32,
+        };
+    }
+
+    /// sendHint(CPU_LOAD_RESET): the PID variable rises to UclampMin_Init at least, and
+    /// UclampMin_High holds for target × StaleTimeFactor / 2 or until the next report.
+    pub fn load_reset(&mut self, now: Ns) {
+        let c = self.config;
+        self.pid_control_variable = self.pid_control_variable.max(c.uclamp_min_init as i32);
+        self.reset_vote = Vote {
+            active: true,
+            start: now,
+            duration: (self.target_ns as f64 * c.stale_time_factor / 2.0) as Ns,
+            min: c.uclamp_min_high,
+        };
+    }
+
+    /// getTaskVoteRange: the largest vote in force at `now`, 0 when none is.
+    pub fn vote_at(&self, now: Ns) -> u32 {
+        [self.default_vote, self.reset_vote]
+            .iter()
+            .filter(|v| v.in_force(now))
+            .map(|v| v.min)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The uclamp.min the threads should have at `now` if it differs from the last
+    /// written (the HAL's applyUclamp), recording it as written.
+    pub fn apply(&mut self, now: Ns) -> Option<u32> {
+        let v = self.vote_at(now).max(self.floor);
+        (v != self.applied).then(|| {
+            self.applied = v;
+            v
+        })
+    }
+
+    /// The next moment a vote in force lapses, if any.
+    pub fn next_expiry(&self, now: Ns) -> Option<Ns> {
+        [self.default_vote, self.reset_vote]
+            .iter()
+            .filter(|v| v.in_force(now))
+            .map(Vote::end)
+            .min()
+    }
+
+    pub fn pid_control_variable(&self) -> i32 {
+        self.pid_control_variable
+    }
+}
+
+/// The HAL's applyUclamp and its worker's timeout: write session `obj`'s uclamp.min to
+/// its threads if it changed, and arm a timeout at the next lapse of a vote in force.
+/// The write goes straight into the tasks' requests (set_uclamp); schedutil sees it at
+/// its next update, as after a sched_setattr.
+pub fn sync(sched: &mut Sched, obj: usize, s: &mut HintSession) {
+    let now = sched.now;
+    if let Some(v) = s.apply(now) {
+        for t in s.threads {
+            sched.set_uclamp(t, Some(v), None);
+        }
+    }
+    if let Some(at) = s.next_expiry(now) {
+        if s.timeout_at.is_none_or(|t| at < t) {
+            s.timeout_at = Some(at);
+            sched.events.push(at, Event::HintTimeout(obj));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Ns = 1_000_000;
+
+    fn session() -> HintSession {
+        // hwui's 60 Hz target: 70 % of the 16.67 ms frame.
+        HintSession::new(PIXEL6_60FPS, [0, 1], 11_666_666, 0)
+    }
+
+    #[test]
+    fn a_late_frame_raises_the_clamp_by_the_pid_step() {
+        let mut s = session();
+        s.frame_start(0);
+        // 20 ms against 11.67: error 83 (100-µs units), dt 116; P 2 × 83 = 166, D
+        // 500 × 83 / 116 = 357 (truncated): 162 + 523, capped at 480.
+        s.report(20 * MS);
+        assert_eq!(s.pid_control_variable(), 480);
+        assert_eq!(s.apply(20 * MS), Some(480));
+        // The same error again: no derivative, P alone, still at the cap.
+        s.frame_start(30 * MS);
+        s.report(50 * MS);
+        assert_eq!(s.pid_control_variable(), 480);
+    }
+
+    #[test]
+    fn an_early_frame_lowers_it_by_the_error() {
+        let mut s = session();
+        s.frame_start(0);
+        // 6 ms: error −56 (truncated toward zero), Pu 1 × −56; the derivative is
+        // negative and Du is 0.
+        s.report(6 * MS);
+        assert_eq!(s.pid_control_variable(), 162 - 56);
+        // Never below UclampMin_Low.
+        for i in 1..10 {
+            s.frame_start(i * 20 * MS);
+            s.report(i * 20 * MS + MS);
+        }
+        assert_eq!(s.pid_control_variable(), 2);
+    }
+
+    #[test]
+    fn the_pid_vote_lapses_after_twice_the_reporting_rate() {
+        let mut s = session();
+        s.frame_start(0);
+        s.report(10 * MS);
+        let v = s.pid_control_variable() as u32;
+        // target × 15 = 175 ms < 2 × 166.67 ms.
+        let end = 10 * MS + 333_333_320;
+        assert_eq!(s.next_expiry(10 * MS), Some(end));
+        assert_eq!(s.vote_at(end - 1), v);
+        assert_eq!(s.vote_at(end), 0);
+    }
+
+    #[test]
+    fn a_load_reset_boosts_until_the_next_report() {
+        let mut s = session();
+        s.load_reset(0);
+        assert_eq!(s.vote_at(0), 480);
+        // target × 15 / 2 = 87.5 ms.
+        assert_eq!(s.next_expiry(0), Some(87_499_995));
+        s.frame_start(0);
+        s.report(5 * MS);
+        // The report ends the boost; the PID's vote is what holds.
+        assert_eq!(s.vote_at(5 * MS), s.pid_control_variable() as u32);
+        assert!(s.vote_at(5 * MS) < 480);
+    }
+
+    #[test]
+    fn the_floor_stays_under_every_vote() {
+        let mut s = HintSession::new(PIXEL6_60FPS, [0, 1], 11_666_666, 125);
+        assert_eq!(s.apply(0), None);
+        for i in 1..10 {
+            s.frame_start(i * 20 * MS);
+            s.report(i * 20 * MS + MS);
+        }
+        assert_eq!(s.apply(200 * MS), None, "2 is under the floor of 125");
+    }
+}

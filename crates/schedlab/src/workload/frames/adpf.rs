@@ -1,0 +1,25 @@
+//! hwui's side of the ADPF hint session (`frames --adpf`; docs/workloads.md, frames):
+//! the target it asks the power HAL for and when it sends the load-reset hint. The HAL's
+//! side is userspace/objects/hint_session.rs.
+
+use crate::time::Ns;
+
+/// debug.hwui.target_cpu_time_percent's default: hwui asks for this share of the frame
+/// (Properties::targetCpuTimePercentage).
+pub const TARGET_CPU_TIME_PERCENT: Ns = 70;
+
+/// HintSessionWrapper's kResetHintTimeout: a frame this long after the last one is sent
+/// with CPU_LOAD_RESET.
+pub const RESET_HINT_TIMEOUT_NS: Ns = 100_000_000;
+
+/// updateTargetWorkDuration's argument: (frameDeadline − intendedVsync) × the target
+/// percentage, the deadline one vsync period after the intended vsync.
+pub fn target_work_ns(interval: Ns) -> Ns {
+    interval * TARGET_CPU_TIME_PERCENT / 100
+}
+
+/// Whether the frame at vsync `slot` follows the previous frame's (`prev`) by more than
+/// the reset timeout, so hwui sends the load-reset hint with it (the first frame too).
+pub fn resets_load(prev: Option<u64>, slot: u64, interval: Ns) -> bool {
+    prev.is_none_or(|p| (slot - p) * interval > RESET_HINT_TIMEOUT_NS)
+}
