@@ -349,6 +349,9 @@ fn the_hint_session_boosts_a_flings_first_frame_and_lapses_in_idle() {
         ]
     };
     assert_eq!(uclamp_at(900_000), [125, 125]);
+    // The touch, half a period before the first vsync, sends the load reset: the threads
+    // wake for the frame already boosted.
+    assert_eq!(uclamp_at(995_000), [480, 480]);
     // The first frame's vsync is at 1 s (slot 60 at 60 Hz: 999.99 ms); 2 ms later its UI
     // work runs, RenderThread's not yet reported.
     assert_eq!(uclamp_at(1_002_000), [480, 480]);

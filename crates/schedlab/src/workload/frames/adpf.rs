@@ -23,3 +23,10 @@ pub fn target_work_ns(interval: Ns) -> Ns {
 pub fn resets_load(prev: Option<u64>, slot: u64, interval: Ns) -> bool {
     prev.is_none_or(|p| (slot - p) * interval > RESET_HINT_TIMEOUT_NS)
 }
+
+/// When the touch that starts the frame at vsync `slot` reaches the UI thread: half a
+/// period before that vsync [assumption: input arrives at a uniform phase, and the frame
+/// it asks for is drawn at the next vsync].
+pub fn input_at(slot: u64, interval: Ns) -> Ns {
+    (slot * interval).saturating_sub(interval / 2)
+}

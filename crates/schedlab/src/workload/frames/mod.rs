@@ -387,7 +387,11 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Compiled {
             tasks,
             timers: (0..nr_timers)
                 .map(|i| TimerSpec {
-                    name: format!("frames.vsync{i}"),
+                    name: if p.adpf && i + 1 == nr_timers {
+                        "frames.input".to_string()
+                    } else {
+                        format!("frames.vsync{i}")
+                    },
                 })
                 .collect(),
             objects,
@@ -415,7 +419,8 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Compiled {
 /// Each episode has its own vsync timer anchored at the thread's start, so the vsyncs a
 /// late frame makes Choreographer skip shift the rest of that episode only. Returns the
 /// program and the number of timers. With `adpf` a frame marks its start on the hint
-/// session, after sending the load-reset hint when it follows idle.
+/// session, and a frame after idle is preceded by its touch, which sends the load-reset
+/// hint.
 fn ui_program(
     frames: &[FrameWork],
     layout: &[EpisodeSlots],
@@ -427,6 +432,13 @@ fn ui_program(
     let mut nr_timers = 0;
     let mut prev: Option<(usize, u64)> = None;
     let mut prev_slot: Option<u64> = None;
+    // With `adpf`, one more timer after the episodes' own: the touches that start flings.
+    let input_timer = {
+        let mut eps: Vec<usize> = frames.iter().map(|f| f.episode).collect();
+        eps.dedup();
+        eps.len()
+    };
+    let mut prev_input: Ns = 0;
     for f in frames {
         // A timer starts at the thread's start: an episode's first expiry is its slot.
         let gap = match prev {
@@ -439,15 +451,25 @@ fn ui_program(
             nr_timers += 1;
         }
         let timer = timer_of[f.episode];
+        if adpf && adpf::resets_load(prev_slot, f.slot, interval) {
+            // The UI thread wakes for the touch, sends the hint, and waits for the vsync.
+            let at = adpf::input_at(f.slot, interval);
+            prog.extend([
+                Op::Timer {
+                    timer: input_timer,
+                    period_ns: at - prev_input,
+                    mode: TimerMode::Absolute,
+                },
+                Op::HintLoadReset { obj: HINT },
+            ]);
+            prev_input = at;
+        }
         prog.push(Op::Timer {
             timer,
             period_ns: gap * interval,
             mode: TimerMode::Vsync { grid_ns: interval },
         });
         if adpf {
-            if adpf::resets_load(prev_slot, f.slot, interval) {
-                prog.push(Op::HintLoadReset { obj: HINT });
-            }
             prog.push(Op::HintFrameStart { obj: HINT });
         }
         prev_slot = Some(f.slot);
@@ -461,7 +483,8 @@ fn ui_program(
             Op::SemWait { obj: UI_SYNC },
         ]);
     }
-    (prog, nr_timers)
+    debug_assert_eq!(nr_timers, input_timer);
+    (prog, nr_timers + usize::from(adpf))
 }
 
 /// RenderThread: sync (the UI thread waits for it), then draw/issue/swap; with `adpf` it
