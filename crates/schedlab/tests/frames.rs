@@ -340,7 +340,7 @@ fn the_hint_session_boosts_a_flings_first_frame_and_lapses_in_idle() {
     // (never under 125) through the fling, and 125 again once the PID's vote lapses
     // 2 × 166.67 ms after the last report (an app thread keeps the run going through the
     // last idle episode).
-    let cmd = "frames -a 1 -e idle:1s,fling:1s,idle:2s --adpf";
+    let cmd = "frames -a 1 -e idle:1s,fling:1s,idle:2s --adpf 14";
     let uclamp_at = |t_us: u64| {
         let s = run_until(cmd, t_us * 1_000);
         [

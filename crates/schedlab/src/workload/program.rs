@@ -395,10 +395,11 @@ pub enum ObjectSpec {
         max_pending: u64,
     },
     /// An ADPF performance hint session of `threads` (UI thread, RenderThread) as the
-    /// Pixel power HAL serves it at `refresh_hz` (its AdpfConfig profile), with hwui's
-    /// target work duration; the HAL's uclamp.min writes never go under `floor`
+    /// Pixel power HAL `hal` serves it at `refresh_hz` (its AdpfConfig profile), with
+    /// hwui's target work duration; the HAL's uclamp.min writes never go under `floor`
     /// (userspace/objects/hint_session.rs).
     HintSession {
+        hal: crate::userspace::objects::hint_session::PowerHal,
         threads: [usize; 2],
         target_ns: Ns,
         refresh_hz: u32,
@@ -591,6 +592,7 @@ mod tests {
                 TaskSpec::new("rt", vec![Op::HintReport { obj: 0 }]),
             ],
             objects: vec![ObjectSpec::HintSession {
+                hal: crate::userspace::objects::hint_session::PowerHal::Android14,
                 threads: [0, 1],
                 target_ns: 11_666_666,
                 refresh_hz: 60,
@@ -602,6 +604,7 @@ mod tests {
         assert_eq!(
             a.objects[1],
             ObjectSpec::HintSession {
+                hal: crate::userspace::objects::hint_session::PowerHal::Android14,
                 threads: [3, 4],
                 target_ns: 11_666_666,
                 refresh_hz: 60,

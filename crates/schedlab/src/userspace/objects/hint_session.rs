@@ -1,15 +1,20 @@
 //! An ADPF performance hint session as a Pixel power HAL serves it (hardware/google/pixel
-//! power-libperfmgr/aidl as Android 14 shipped it, early 2024: PowerHintSession and
-//! PowerSessionManager's votes; docs/workloads.md, frames, ADPF). hwui opens one for a
-//! window's UI thread and RenderThread, sets a target work duration and reports each
+//! power-libperfmgr/aidl; docs/workloads.md, frames, ADPF hint session). hwui opens one for
+//! a window's UI thread and RenderThread, sets a target work duration and reports each
 //! frame's actual duration; the HAL turns the error into the threads' uclamp.min with a
-//! PID controller, and boosts a frame that starts after idle (the CPU_LOAD_RESET hint).
+//! PID controller, written with sched_setattr (SCHED_FLAG_UTIL_CLAMP_MIN) to every thread
+//! of the session. Two generations:
 //!
-//! The HAL keeps one vote per hint type, each a uclamp.min that holds for a while; a
-//! thread gets the largest vote in force (0 when none is) through sched_setattr
-//! (SCHED_FLAG_KEEP_ALL | SCHED_FLAG_UTIL_CLAMP_MIN). The votes modelled are the PID's
-//! (ADPF_VOTE_DEFAULT) and the load reset's (ADPF_CPU_LOAD_RESET); the HAL's own CPU time
-//! and binder latency are taken as nil.
+//! - Android 14 (lineage-21.0: PowerHintSession 2f7f40e3, Mar 2024; PowerSessionManager's
+//!   votes dcf94d2c): one vote per hint type, each a uclamp.min that holds for a while; a
+//!   thread gets the largest in force (0 when none is). Modelled: the PID's vote
+//!   (ADPF_VOTE_DEFAULT, the PID adding its output to its last value) and the load reset's
+//!   (ADPF_CPU_LOAD_RESET, a frame after idle).
+//! - Android 12 (lineage-19.1: PowerHintSession 9b255f20, Oct 2021): the PID's output is
+//!   the value itself (with an integral term), written when it moves by more than 5, and 0
+//!   once no report has come for 20 × the reporting rate (the session is stale).
+//!
+//! The HAL's own CPU time and binder latency are taken as nil.
 
 use crate::engine::Event;
 use crate::ids::TaskId;
@@ -98,9 +103,74 @@ fn ns_to_100us(ns: i64) -> i64 {
     ns / 100_000
 }
 
+/// Which Pixel power HAL serves a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PowerHal {
+    Android12,
+    Android14,
+}
+
+/// The Android 12 HAL's tunables: its system properties' defaults
+/// (vendor.powerhal.adpf.pid_p_over 2.0, pid_p_under 1.0, pid_i 0.001, pid_i_init 200,
+/// pid_i_high 512, pid_i_low −30, pid_d_over 500, pid_d_under 0, uclamp_min high 384, low
+/// 2, granularity 5, stale_timeout_factor 20) and Pixel 6's reporting rate
+/// (vendor.powerhal.adpf.rate = 11,111,111 ns in device/google/raviole device-oriole.mk,
+/// Android 12).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Android12Config {
+    pub pid_po: f64,
+    pub pid_pu: f64,
+    pub pid_i: f64,
+    pub pid_i_init: i64,
+    pub pid_i_high: i64,
+    pub pid_i_low: i64,
+    pub pid_do: f64,
+    pub pid_du: f64,
+    pub uclamp_min_high: u32,
+    pub uclamp_min_low: u32,
+    pub granularity: u32,
+    pub stale_time_factor: u64,
+    pub rate_ns: Ns,
+}
+
+pub const PIXEL6_ANDROID12: Android12Config = Android12Config {
+    pid_po: 2.0,
+    pid_pu: 1.0,
+    pid_i: 0.001,
+    pid_i_init: 200,
+    pid_i_high: 512,
+    pid_i_low: -30,
+    pid_do: 500.0,
+    pid_du: 0.0,
+    uclamp_min_high: 384,
+    uclamp_min_low: 2,
+    granularity: 5,
+    stale_time_factor: 20,
+    rate_ns: 11_111_111,
+};
+
+impl Android12Config {
+    /// StaleHandler::getStaleTime's span: the rate cut to whole ms, × the factor.
+    fn stale_ns(&self) -> Ns {
+        self.rate_ns / 1_000_000 * 1_000_000 * self.stale_time_factor
+    }
+
+    /// The integral's limits and restart value, divided by the gain as the HAL's statics
+    /// are (sPidIInit, sPidIHighLimit, sPidILowLimit).
+    fn integral_limit(&self, v: i64) -> i64 {
+        if self.pid_i == 0.0 {
+            0
+        } else {
+            (v as f64 / self.pid_i) as i64
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct HintSession {
+    pub hal: PowerHal,
     pub config: AdpfConfig,
+    pub config12: Android12Config,
     /// The session's threads (UI thread, RenderThread).
     pub threads: [TaskId; 2],
     /// A floor under what the HAL writes: the top-app group's uclamp.min, which
@@ -109,8 +179,12 @@ pub struct HintSession {
     /// mDescriptor->targetNs (after TargetTimeFactor).
     target_ns: i64,
     previous_error: i64,
-    /// pidControlVariable: the PID's uclamp.min.
+    /// pidControlVariable: the PID's uclamp.min (Android 14; Android 12's current_min).
     pid_control_variable: i32,
+    /// The PID's integral (Android 12).
+    integral_error: i64,
+    /// The last report (Android 12's staleness).
+    last_report: Option<Ns>,
     default_vote: Vote,
     reset_vote: Vote,
     /// When each frame not yet reported started (hwui's FrameStartTime): the UI thread
@@ -126,14 +200,33 @@ pub struct HintSession {
 impl HintSession {
     /// A session that has run before the measured part and gone idle: its votes have
     /// lapsed and its PID stands at UclampMin_Init (setThreads' value). [assumption]
-    pub fn new(config: AdpfConfig, threads: [TaskId; 2], target_ns: Ns, floor: u32) -> Self {
+    pub fn new(
+        hal: PowerHal,
+        threads: [TaskId; 2],
+        target_ns: Ns,
+        refresh_hz: u32,
+        floor: u32,
+    ) -> Self {
+        let config = pixel6_profile(refresh_hz);
         HintSession {
+            hal,
             config,
+            config12: PIXEL6_ANDROID12,
+            integral_error: 0,
+            last_report: None,
             threads,
             floor,
-            target_ns: (target_ns as f64 * config.target_time_factor) as i64,
+            // TargetTimeFactor arrived with AdpfConfig (Android 13).
+            target_ns: match hal {
+                PowerHal::Android14 => (target_ns as f64 * config.target_time_factor) as i64,
+                PowerHal::Android12 => target_ns as i64,
+            },
             previous_error: 0,
-            pid_control_variable: config.uclamp_min_init as i32,
+            pid_control_variable: match hal {
+                PowerHal::Android14 => config.uclamp_min_init as i32,
+                // Stale: 0 written.
+                PowerHal::Android12 => 0,
+            },
             default_vote: Vote::default(),
             reset_vote: Vote::default(),
             frame_starts: VecDeque::new(),
@@ -156,8 +249,16 @@ impl HintSession {
         let Some(start) = self.frame_starts.pop_front() else {
             return;
         };
-        let c = self.config;
         let actual = (now - start) as i64;
+        match self.hal {
+            PowerHal::Android14 => self.report14(now, actual),
+            PowerHal::Android12 => self.report12(now, actual),
+        }
+    }
+
+    /// Android 14's reportActualWorkDuration (one sample).
+    fn report14(&mut self, now: Ns, actual: i64) {
+        let c = self.config;
         // convertWorkDurationToBoostByPid with one sample (windows P 1, D 1).
         let dt = ns_to_100us(self.target_ns).max(1);
         let error = ns_to_100us(actual - self.target_ns);
@@ -183,9 +284,55 @@ impl HintSession {
         };
     }
 
+    /// Android 12's reportActualWorkDuration (one sample): a stale session's integral
+    /// restarts at I_Init / I at least; the PID's output, within [low, high], is written
+    /// when it differs from the last written by more than the granularity, and holds until
+    /// the session goes stale.
+    fn report12(&mut self, now: Ns, actual: i64) {
+        let c = self.config12;
+        let stale_ns = c.stale_ns();
+        if self.last_report.is_none_or(|t| now >= t + stale_ns) {
+            // setStale wrote 0 when the session went stale.
+            self.pid_control_variable = 0;
+            self.integral_error = self.integral_error.max(c.integral_limit(c.pid_i_init));
+        }
+        let dt = ns_to_100us(self.target_ns).max(1);
+        let error = ns_to_100us(actual - self.target_ns);
+        let derivative = error - self.previous_error;
+        self.integral_error = (self.integral_error + error * dt)
+            .min(c.integral_limit(c.pid_i_high))
+            .max(c.integral_limit(c.pid_i_low));
+        self.previous_error = error;
+        let p_gain = if error > 0 { c.pid_po } else { c.pid_pu };
+        let p_out = (p_gain * error as f64) as i64;
+        let i_out = (c.pid_i * self.integral_error as f64) as i64;
+        let d_gain = if derivative > 0 { c.pid_do } else { c.pid_du };
+        let d_out = (d_gain * derivative as f64 / dt as f64) as i64;
+        let output = p_out + i_out + d_out;
+        if output != 0 {
+            let next = output
+                .min(c.uclamp_min_high as i64)
+                .max(c.uclamp_min_low as i64) as i32;
+            if (self.pid_control_variable - next).unsigned_abs() > c.granularity {
+                self.pid_control_variable = next;
+            }
+        }
+        self.last_report = Some(now);
+        self.default_vote = Vote {
+            active: true,
+            start: now,
+            duration: stale_ns,
+            min: self.pid_control_variable as u32,
+        };
+    }
+
     /// sendHint(CPU_LOAD_RESET): the PID variable rises to UclampMin_Init at least, and
     /// UclampMin_High holds for target × StaleTimeFactor / 2 or until the next report.
     pub fn load_reset(&mut self, now: Ns) {
+        if self.hal == PowerHal::Android12 {
+            // Session hints came with Android 13.
+            return;
+        }
         let c = self.config;
         self.pid_control_variable = self.pid_control_variable.max(c.uclamp_min_init as i32);
         self.reset_vote = Vote {
@@ -257,7 +404,7 @@ mod tests {
 
     fn session() -> HintSession {
         // hwui's 60 Hz target: 70 % of the 16.67 ms frame.
-        HintSession::new(PIXEL6_60FPS, [0, 1], 11_666_666, 0)
+        HintSession::new(PowerHal::Android14, [0, 1], 11_666_666, 60, 0)
     }
 
     #[test]
@@ -319,8 +466,56 @@ mod tests {
     }
 
     #[test]
+    fn android_12_writes_the_pid_output_itself_and_0_when_stale() {
+        let mut s = HintSession::new(PowerHal::Android12, [0, 1], 11_666_666, 60, 0);
+        s.frame_start(0);
+        // Stale at the first report: the integral restarts at 200 / 0.001; 20 ms against
+        // 11.67: error 83, integral 200000 + 83 × 116 = 209628 (iOut 209), P 166, D
+        // 500 × 83 / 116 = 357: 732, capped at 384.
+        s.report(20 * MS);
+        assert_eq!(s.pid_control_variable(), 384);
+        // On target: P 0, I 209 (+ 0 × 116), D 500 × (0 − 83) < 0 → Du 0: 209.
+        s.frame_start(30 * MS);
+        s.report(30 * MS + 11_666_666);
+        assert_eq!(s.pid_control_variable(), 209);
+        // 20 × 11 ms after the last report the session is stale: 0.
+        let last = 30 * MS + 11_666_666;
+        assert_eq!(s.next_expiry(last), Some(last + 220 * MS));
+        assert_eq!(s.vote_at(last + 220 * MS), 0);
+        // No load-reset hint before Android 13.
+        s.load_reset(last + 300 * MS);
+        assert_eq!(s.vote_at(last + 300 * MS), 0);
+    }
+
+    #[test]
+    fn android_12_keeps_a_value_within_the_granularity() {
+        let mut s = HintSession::new(PowerHal::Android12, [0, 1], 11_666_666, 60, 0);
+        s.frame_start(0);
+        s.report(11_666_666);
+        // First report, on target: the integral's 200 alone.
+        assert_eq!(s.pid_control_variable(), 200);
+        // 0.3 ms over: P 6 + I (200000 + 3 × 116) × 0.001 = 200 + D 500 × 3 / 116 = 12:
+        // 218, more than 5 away: written.
+        s.frame_start(20 * MS);
+        s.report(20 * MS + 11_966_666);
+        assert_eq!(s.pid_control_variable(), 218);
+        // Back on target: 0 + 200 (integral 200348 × 0.001) + 0 = 200: written (18 away).
+        s.frame_start(40 * MS);
+        s.report(40 * MS + 11_666_666);
+        assert_eq!(s.pid_control_variable(), 200);
+        // 0.1 ms over: 2 + 200 + 500 × 1 / 116 = 4: 206, written; again: 2 + 200 + 0 =
+        // 202, within 5 of 206: kept.
+        s.frame_start(60 * MS);
+        s.report(60 * MS + 11_766_666);
+        assert_eq!(s.pid_control_variable(), 206);
+        s.frame_start(80 * MS);
+        s.report(80 * MS + 11_766_666);
+        assert_eq!(s.pid_control_variable(), 206);
+    }
+
+    #[test]
     fn the_floor_stays_under_every_vote() {
-        let mut s = HintSession::new(PIXEL6_60FPS, [0, 1], 11_666_666, 125);
+        let mut s = HintSession::new(PowerHal::Android14, [0, 1], 11_666_666, 60, 125);
         assert_eq!(s.apply(0), None);
         for i in 1..10 {
             s.frame_start(i * 20 * MS);

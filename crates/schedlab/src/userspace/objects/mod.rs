@@ -180,15 +180,13 @@ impl ObjState {
                 ObjState::RequestList(RequestList::new(max_pending))
             }
             ObjectSpec::HintSession {
+                hal,
                 threads,
                 target_ns,
                 refresh_hz,
                 floor,
             } => ObjState::HintSession(Box::new(HintSession::new(
-                hint_session::pixel6_profile(refresh_hz),
-                threads,
-                target_ns,
-                floor,
+                hal, threads, target_ns, refresh_hz, floor,
             ))),
         }
     }

@@ -1,8 +1,26 @@
-//! hwui's side of the ADPF hint session (`frames --adpf`; docs/workloads.md, frames):
+//! hwui's side of the ADPF hint session (`frames --adpf 12|14`; docs/workloads.md, frames):
 //! the target it asks the power HAL for and when it sends the load-reset hint. The HAL's
 //! side is userspace/objects/hint_session.rs.
 
 use crate::time::Ns;
+use crate::userspace::objects::hint_session::PowerHal;
+
+/// `--adpf ANDROID`: which Pixel power HAL serves the session.
+pub fn parse_hal(v: &str) -> Result<PowerHal, String> {
+    match v.trim() {
+        "14" => Ok(PowerHal::Android14),
+        "12" => Ok(PowerHal::Android12),
+        other => Err(format!(
+            "'{other}' is not an Android release whose power HAL is modelled"
+        )),
+    }
+}
+
+/// Whether hwui sends session hints (the load reset) to this HAL: from Android 13 (the
+/// SessionHint API); Android 12's hwui only sets the target and reports.
+pub fn sends_hints(hal: Option<PowerHal>) -> bool {
+    hal == Some(PowerHal::Android14)
+}
 
 /// debug.hwui.target_cpu_time_percent's default: hwui asks for this share of the frame
 /// (Properties::targetCpuTimePercentage).

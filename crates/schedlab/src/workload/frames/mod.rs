@@ -16,13 +16,14 @@ pub mod jank;
 pub mod model;
 pub mod report;
 
-use super::cmdline::{self, flag, long_flag, long_value, value, OptSpec};
+use super::cmdline::{self, flag, long_value, value, OptSpec};
 use super::program::{Base, ObjectSpec, Since, TimerSpec};
 use super::report::ToolReport;
 use super::{Compiled, Op, TaskSpec, TimerMode, Workload};
 use crate::engine::rng::stream;
 use crate::error::InputError;
 use crate::time::{Ns, NSEC_PER_SEC};
+use crate::userspace::objects::hint_session::PowerHal;
 use model::{EpisodeKind, EpisodeSlots, FrameWork, WorkModel};
 use rand_chacha::ChaCha8Rng;
 pub use report::{FramesReport, FramesResult};
@@ -45,7 +46,7 @@ const OPTS: &[OptSpec] = &[
     long_value("app"),
     long_value("sf-policy"),
     long_value("input-boost"),
-    long_flag("adpf"),
+    long_value("adpf"),
     flag('h', "help"),
 ];
 
@@ -107,9 +108,9 @@ pub struct Params {
     /// `--input-boost CPU:MHZ,…`: the power HAL's minimum frequency per policy (named by
     /// one of its CPUs) while a touch boost lasts (`input_boost`); empty: no boost.
     pub input_boost: Vec<(usize, u32)>,
-    /// `--adpf`: hwui's performance hint session for the UI thread and RenderThread,
-    /// served as a Pixel 6's power HAL serves it (`adpf`).
-    pub adpf: bool,
+    /// `--adpf 12|14`: hwui's performance hint session for the UI thread and
+    /// RenderThread, served as a Pixel 6's power HAL of that Android serves it (`adpf`).
+    pub adpf: Option<PowerHal>,
 }
 
 /// Parse `frames ARGS…` for a machine of `nr_cpus` CPUs.
@@ -213,6 +214,16 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
             )
         })?,
     };
+    let adpf = match p.get("adpf") {
+        None => None,
+        Some((_, v)) => Some(adpf::parse_hal(v).map_err(|m| {
+            err(
+                "adpf",
+                m,
+                "give 14 (Android 14's Pixel power HAL: votes, the load reset) or 12 (Android 12's)",
+            )
+        })?),
+    };
     let threads = |long: &str| -> Result<usize, InputError> {
         let n: usize = cmdline::number_or(tool, &p, long, 0, 0)?;
         if n > 1000 {
@@ -264,7 +275,7 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
             .unwrap_or_else(|| "com.android.benchmark".into()),
         sf_policy,
         input_boost,
-        adpf: p.has("adpf"),
+        adpf,
     })
 }
 
@@ -325,9 +336,10 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Compiled {
             max: u64::MAX,
         },
     ];
-    if p.adpf {
+    if let Some(hal) = p.adpf {
         // The UI thread and RenderThread are the first two tasks.
         objects.push(ObjectSpec::HintSession {
+            hal,
             threads: [0, 1],
             target_ns: adpf::target_work_ns(interval),
             refresh_hz: p.refresh_hz,
@@ -343,7 +355,11 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Compiled {
     };
     let (ui_prog, nr_timers) = ui_program(&frames, &layout, interval, p.adpf);
     let mut ui = task(&ui_comm(&p.app), p.cpus.clone(), ui_prog);
-    let mut rt = task("RenderThread", p.cpus.clone(), rt_program(&frames, p.adpf));
+    let mut rt = task(
+        "RenderThread",
+        p.cpus.clone(),
+        rt_program(&frames, p.adpf.is_some()),
+    );
     ui.attrs.nice = p.nice;
     rt.attrs.nice = p.nice;
     ui.attrs.uclamp = uclamp;
@@ -387,7 +403,7 @@ pub fn build(p: &Params, command: &str, seed: u64) -> Compiled {
             tasks,
             timers: (0..nr_timers)
                 .map(|i| TimerSpec {
-                    name: if p.adpf && i + 1 == nr_timers {
+                    name: if adpf::sends_hints(p.adpf) && i + 1 == nr_timers {
                         "frames.input".to_string()
                     } else {
                         format!("frames.vsync{i}")
@@ -425,8 +441,9 @@ fn ui_program(
     frames: &[FrameWork],
     layout: &[EpisodeSlots],
     interval: Ns,
-    adpf: bool,
+    adpf: Option<PowerHal>,
 ) -> (Vec<Op>, usize) {
+    let hints = adpf::sends_hints(adpf);
     let mut prog = Vec::with_capacity(frames.len() * 5);
     let mut timer_of = vec![usize::MAX; layout.len()];
     let mut nr_timers = 0;
@@ -451,7 +468,7 @@ fn ui_program(
             nr_timers += 1;
         }
         let timer = timer_of[f.episode];
-        if adpf && adpf::resets_load(prev_slot, f.slot, interval) {
+        if hints && adpf::resets_load(prev_slot, f.slot, interval) {
             // The UI thread wakes for the touch, sends the hint, and waits for the vsync.
             let at = adpf::input_at(f.slot, interval);
             prog.extend([
@@ -469,7 +486,7 @@ fn ui_program(
             period_ns: gap * interval,
             mode: TimerMode::Vsync { grid_ns: interval },
         });
-        if adpf {
+        if adpf.is_some() {
             prog.push(Op::HintFrameStart { obj: HINT });
         }
         prev_slot = Some(f.slot);
@@ -484,7 +501,7 @@ fn ui_program(
         ]);
     }
     debug_assert_eq!(nr_timers, input_timer);
-    (prog, nr_timers + usize::from(adpf))
+    (prog, nr_timers + usize::from(hints))
 }
 
 /// RenderThread: sync (the UI thread waits for it), then draw/issue/swap; with `adpf` it
