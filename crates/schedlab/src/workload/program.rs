@@ -399,12 +399,21 @@ pub enum ObjectSpec {
     /// hwui's target work duration; the HAL's uclamp.min writes never go under `floor`
     /// (userspace/objects/hint_session.rs).
     HintSession {
-        hal: crate::userspace::objects::hint_session::PowerHal,
+        hal: PowerHal,
         threads: [usize; 2],
         target_ns: Ns,
         refresh_hz: u32,
         floor: u32,
     },
+}
+
+/// Which Pixel power HAL serves an ADPF hint session (userspace/objects/hint_session.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PowerHal {
+    /// Android 12's (lineage-19.1): the PID's output is the value; no session hints.
+    Android12,
+    /// Android 14's (lineage-21.0): votes, the PID's steps, the load reset.
+    Android14,
 }
 
 /// PIPE_DEF_BUFFERS (include/linux/pipe_fs_i.h): a new pipe's page slots.
@@ -592,7 +601,7 @@ mod tests {
                 TaskSpec::new("rt", vec![Op::HintReport { obj: 0 }]),
             ],
             objects: vec![ObjectSpec::HintSession {
-                hal: crate::userspace::objects::hint_session::PowerHal::Android14,
+                hal: PowerHal::Android14,
                 threads: [0, 1],
                 target_ns: 11_666_666,
                 refresh_hz: 60,
@@ -604,7 +613,7 @@ mod tests {
         assert_eq!(
             a.objects[1],
             ObjectSpec::HintSession {
-                hal: crate::userspace::objects::hint_session::PowerHal::Android14,
+                hal: PowerHal::Android14,
                 threads: [3, 4],
                 target_ns: 11_666_666,
                 refresh_hz: 60,

@@ -20,6 +20,7 @@ use crate::engine::Event;
 use crate::ids::TaskId;
 use crate::sched::Sched;
 use crate::time::Ns;
+pub use crate::workload::program::PowerHal;
 use std::collections::VecDeque;
 
 /// An AdpfConfig profile of a device's powerhint.json (libperfmgr AdpfConfig): the PID
@@ -101,13 +102,6 @@ impl Vote {
 /// ns_to_100us: the PID's time unit.
 fn ns_to_100us(ns: i64) -> i64 {
     ns / 100_000
-}
-
-/// Which Pixel power HAL serves a session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PowerHal {
-    Android12,
-    Android14,
 }
 
 /// The Android 12 HAL's tunables: its system properties' defaults
@@ -402,6 +396,12 @@ mod tests {
 
     const MS: Ns = 1_000_000;
 
+    /// A frame started at `start` and reported at `end`.
+    fn frame(s: &mut HintSession, start: Ns, end: Ns) {
+        s.frame_start(start);
+        s.report(end);
+    }
+
     fn session() -> HintSession {
         // hwui's 60 Hz target: 70 % of the 16.67 ms frame.
         HintSession::new(PowerHal::Android14, [0, 1], 11_666_666, 60, 0)
@@ -417,8 +417,7 @@ mod tests {
         assert_eq!(s.pid_control_variable(), 480);
         assert_eq!(s.apply(20 * MS), Some(480));
         // The same error again: no derivative, P alone, still at the cap.
-        s.frame_start(30 * MS);
-        s.report(50 * MS);
+        frame(&mut s, 30 * MS, 50 * MS);
         assert_eq!(s.pid_control_variable(), 480);
     }
 
@@ -432,8 +431,7 @@ mod tests {
         assert_eq!(s.pid_control_variable(), 162 - 56);
         // Never below UclampMin_Low.
         for i in 1..10 {
-            s.frame_start(i * 20 * MS);
-            s.report(i * 20 * MS + MS);
+            frame(&mut s, i * 20 * MS, i * 20 * MS + MS);
         }
         assert_eq!(s.pid_control_variable(), 2);
     }
@@ -441,8 +439,7 @@ mod tests {
     #[test]
     fn the_pid_vote_lapses_after_twice_the_reporting_rate() {
         let mut s = session();
-        s.frame_start(0);
-        s.report(10 * MS);
+        frame(&mut s, 0, 10 * MS);
         let v = s.pid_control_variable() as u32;
         // target × 15 = 175 ms < 2 × 166.67 ms.
         let end = 10 * MS + 333_333_320;
@@ -458,8 +455,7 @@ mod tests {
         assert_eq!(s.vote_at(0), 480);
         // target × 15 / 2 = 87.5 ms.
         assert_eq!(s.next_expiry(0), Some(87_499_995));
-        s.frame_start(0);
-        s.report(5 * MS);
+        frame(&mut s, 0, 5 * MS);
         // The report ends the boost; the PID's vote is what holds.
         assert_eq!(s.vote_at(5 * MS), s.pid_control_variable() as u32);
         assert!(s.vote_at(5 * MS) < 480);
@@ -475,8 +471,7 @@ mod tests {
         s.report(20 * MS);
         assert_eq!(s.pid_control_variable(), 384);
         // On target: P 0, I 209 (+ 0 × 116), D 500 × (0 − 83) < 0 → Du 0: 209.
-        s.frame_start(30 * MS);
-        s.report(30 * MS + 11_666_666);
+        frame(&mut s, 30 * MS, 30 * MS + 11_666_666);
         assert_eq!(s.pid_control_variable(), 209);
         // 20 × 11 ms after the last report the session is stale: 0.
         let last = 30 * MS + 11_666_666;
@@ -490,26 +485,21 @@ mod tests {
     #[test]
     fn android_12_keeps_a_value_within_the_granularity() {
         let mut s = HintSession::new(PowerHal::Android12, [0, 1], 11_666_666, 60, 0);
-        s.frame_start(0);
-        s.report(11_666_666);
+        frame(&mut s, 0, 11_666_666);
         // First report, on target: the integral's 200 alone.
         assert_eq!(s.pid_control_variable(), 200);
         // 0.3 ms over: P 6 + I (200000 + 3 × 116) × 0.001 = 200 + D 500 × 3 / 116 = 12:
         // 218, more than 5 away: written.
-        s.frame_start(20 * MS);
-        s.report(20 * MS + 11_966_666);
+        frame(&mut s, 20 * MS, 20 * MS + 11_966_666);
         assert_eq!(s.pid_control_variable(), 218);
         // Back on target: 0 + 200 (integral 200348 × 0.001) + 0 = 200: written (18 away).
-        s.frame_start(40 * MS);
-        s.report(40 * MS + 11_666_666);
+        frame(&mut s, 40 * MS, 40 * MS + 11_666_666);
         assert_eq!(s.pid_control_variable(), 200);
         // 0.1 ms over: 2 + 200 + 500 × 1 / 116 = 4: 206, written; again: 2 + 200 + 0 =
         // 202, within 5 of 206: kept.
-        s.frame_start(60 * MS);
-        s.report(60 * MS + 11_766_666);
+        frame(&mut s, 60 * MS, 60 * MS + 11_766_666);
         assert_eq!(s.pid_control_variable(), 206);
-        s.frame_start(80 * MS);
-        s.report(80 * MS + 11_766_666);
+        frame(&mut s, 80 * MS, 80 * MS + 11_766_666);
         assert_eq!(s.pid_control_variable(), 206);
     }
 
@@ -518,8 +508,7 @@ mod tests {
         let mut s = HintSession::new(PowerHal::Android14, [0, 1], 11_666_666, 60, 125);
         assert_eq!(s.apply(0), None);
         for i in 1..10 {
-            s.frame_start(i * 20 * MS);
-            s.report(i * 20 * MS + MS);
+            frame(&mut s, i * 20 * MS, i * 20 * MS + MS);
         }
         assert_eq!(s.apply(200 * MS), None, "2 is under the floor of 125");
     }

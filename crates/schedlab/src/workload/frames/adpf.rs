@@ -3,7 +3,7 @@
 //! side is userspace/objects/hint_session.rs.
 
 use crate::time::Ns;
-use crate::userspace::objects::hint_session::PowerHal;
+use crate::workload::program::PowerHal;
 
 /// `--adpf ANDROID`: which Pixel power HAL serves the session.
 pub fn parse_hal(v: &str) -> Result<PowerHal, String> {

@@ -23,7 +23,7 @@ use super::{Compiled, Op, TaskSpec, TimerMode, Workload};
 use crate::engine::rng::stream;
 use crate::error::InputError;
 use crate::time::{Ns, NSEC_PER_SEC};
-use crate::userspace::objects::hint_session::PowerHal;
+use crate::workload::program::PowerHal;
 use model::{EpisodeKind, EpisodeSlots, FrameWork, WorkModel};
 use rand_chacha::ChaCha8Rng;
 pub use report::{FramesReport, FramesResult};
