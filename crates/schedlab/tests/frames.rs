@@ -237,6 +237,8 @@ fn option_errors_name_the_option() {
         ("frames --input-boost 9:1197", "--input-boost"),
         ("frames --input-boost 0=1197", "--input-boost"),
         ("frames --input-boost 0:0", "--input-boost"),
+        ("frames --adpf 13", "--adpf"),
+        ("frames --adpf", "--adpf"),
     ] {
         let e = build_workload_seeded(cmd, Path::new("."), 8, 1)
             .unwrap_err()
