@@ -186,14 +186,15 @@ pub struct HintSession {
     frame_starts: VecDeque<Ns>,
     /// The uclamp.min last written to the threads.
     applied: u32,
-    /// The pending vote timeout (the HAL's worker thread): later ones replace earlier
-    /// ones only when earlier, and a timeout that finds nothing expired re-arms.
+    /// The pending vote timeout (the HAL's worker thread): a vote's lapse replaces it only
+    /// if earlier; the timeout that fires re-arms for the next lapse.
     pub timeout_at: Option<Ns>,
 }
 
 impl HintSession {
     /// A session that has run before the measured part and gone idle: its votes have
-    /// lapsed and its PID stands at UclampMin_Init (setThreads' value). [assumption]
+    /// lapsed and its PID stands at UclampMin_Init (setThreads' value; Android 12: stale,
+    /// 0 written). [assumption]
     pub fn new(
         hal: PowerHal,
         threads: [TaskId; 2],
