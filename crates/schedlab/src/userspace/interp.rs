@@ -323,22 +323,16 @@ impl Interpreter {
                 }
                 Op::Count { counter } => self.probes.counters[*counter] += 1,
                 Op::SetMinFreq { cpu: c, khz } => sched.cpufreq_set_min_freq(*c, *khz),
-                Op::HintFrameStart { obj } => {
-                    if let ObjState::HintSession(s) = &mut self.objs[*obj] {
-                        s.frame_start(now);
-                    }
-                }
+                Op::HintFrameStart { obj } => hint_session(&mut self.objs[*obj]).frame_start(now),
                 Op::HintReport { obj } => {
-                    if let ObjState::HintSession(s) = &mut self.objs[*obj] {
-                        s.report(now);
-                        objects::hint_session::sync(sched, *obj, s);
-                    }
+                    let s = hint_session(&mut self.objs[*obj]);
+                    s.report(now);
+                    objects::hint_session::sync(sched, *obj, s);
                 }
                 Op::HintLoadReset { obj } => {
-                    if let ObjState::HintSession(s) = &mut self.objs[*obj] {
-                        s.load_reset(now);
-                        objects::hint_session::sync(sched, *obj, s);
-                    }
+                    let s = hint_session(&mut self.objs[*obj]);
+                    s.load_reset(now);
+                    objects::hint_session::sync(sched, *obj, s);
                 }
                 Op::Create { task } => {
                     // clone(): the child is placed and woken while its creator runs.
@@ -420,14 +414,7 @@ impl Interpreter {
     /// A vote of hint session `obj` may have lapsed (Event::HintTimeout): re-apply its
     /// threads' uclamp.min unless a later arm superseded this timeout.
     pub fn hint_timeout(&mut self, sched: &mut Sched, obj: usize) {
-        let Some(ObjState::HintSession(s)) = self.objs.get_mut(obj) else {
-            return;
-        };
-        if s.timeout_at != Some(sched.now) {
-            return;
-        }
-        s.timeout_at = None;
-        objects::hint_session::sync(sched, obj, s);
+        objects::hint_session::timeout(sched, obj, hint_session(&mut self.objs[obj]));
     }
 
     /// Whether `p`'s next step on `cpu` is a `SpinLockCpu` retry that fails: the lock is
@@ -617,6 +604,14 @@ fn check_creates(workload: &Workload) -> Result<(), String> {
 }
 
 /// Every op names an object (counter, log) that exists and has the right kind.
+/// The hint session an op or timeout names (check_objects validated the kind).
+fn hint_session(o: &mut ObjState) -> &mut objects::HintSession {
+    match o {
+        ObjState::HintSession(s) => s,
+        _ => unreachable!("validated: a hint session"),
+    }
+}
+
 fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
     use crate::workload::program::ObjectSpec as O;
     for (comm, program) in workload.programs() {

@@ -99,6 +99,14 @@ impl Vote {
     }
 }
 
+/// One report's error (100-µs units), time step and P and D outputs.
+struct PidSample {
+    error: i64,
+    dt: i64,
+    p_out: i64,
+    d_out: i64,
+}
+
 /// ns_to_100us: the PID's time unit.
 fn ns_to_100us(ns: i64) -> i64 {
     ns / 100_000
@@ -162,14 +170,14 @@ impl Android12Config {
 
 #[derive(Debug, Clone)]
 pub struct HintSession {
-    pub hal: PowerHal,
-    pub config: AdpfConfig,
-    pub config12: Android12Config,
+    hal: PowerHal,
+    /// Android 14's AdpfConfig profile (Android 12's tunables are PIXEL6_ANDROID12).
+    config: AdpfConfig,
     /// The session's threads (UI thread, RenderThread).
-    pub threads: [TaskId; 2],
+    threads: [TaskId; 2],
     /// A floor under what the HAL writes: the top-app group's uclamp.min, which
     /// uclamp_tg_restrict applies over a task's own request (the frames stand-in).
-    pub floor: u32,
+    floor: u32,
     /// mDescriptor->targetNs (after TargetTimeFactor).
     target_ns: i64,
     previous_error: i64,
@@ -177,8 +185,8 @@ pub struct HintSession {
     pid_control_variable: i32,
     /// The PID's integral (Android 12).
     integral_error: i64,
-    /// The last report (Android 12's staleness).
-    last_report: Option<Ns>,
+    /// The PID's value since the last report (on Android 12 it lasts until the session
+    /// goes stale, so "stale" is this vote no longer in force).
     default_vote: Vote,
     reset_vote: Vote,
     /// When each frame not yet reported started (hwui's FrameStartTime): the UI thread
@@ -188,7 +196,7 @@ pub struct HintSession {
     applied: u32,
     /// The pending vote timeout (the HAL's worker thread): a vote's lapse replaces it only
     /// if earlier; the timeout that fires re-arms for the next lapse.
-    pub timeout_at: Option<Ns>,
+    timeout_at: Option<Ns>,
 }
 
 impl HintSession {
@@ -206,9 +214,7 @@ impl HintSession {
         HintSession {
             hal,
             config,
-            config12: PIXEL6_ANDROID12,
             integral_error: 0,
-            last_report: None,
             threads,
             floor,
             // TargetTimeFactor arrived with AdpfConfig (Android 13).
@@ -251,19 +257,28 @@ impl HintSession {
         }
     }
 
-    /// Android 14's reportActualWorkDuration (one sample).
-    fn report14(&mut self, now: Ns, actual: i64) {
-        let c = self.config;
-        // convertWorkDurationToBoostByPid with one sample (windows P 1, D 1).
+    /// convertWorkDurationToBoostByPid's P and D terms for one sample (windows P 1, D 1),
+    /// in both generations: gains [P over, P under, D over, D under].
+    fn pid_sample(&mut self, actual: i64, [po, pu, d_over, d_under]: [f64; 4]) -> PidSample {
         let dt = ns_to_100us(self.target_ns).max(1);
         let error = ns_to_100us(actual - self.target_ns);
         let derivative = error - self.previous_error;
         self.previous_error = error;
-        let p_gain = if error > 0 { c.pid_po } else { c.pid_pu };
-        let p_out = (p_gain * error as f64) as i64;
-        let d_gain = if derivative > 0 { c.pid_do } else { c.pid_du };
-        let d_out = (d_gain * derivative as f64 / dt as f64) as i64;
-        let next = (self.pid_control_variable as i64 + p_out + d_out)
+        let p_gain = if error > 0 { po } else { pu };
+        let d_gain = if derivative > 0 { d_over } else { d_under };
+        PidSample {
+            error,
+            dt,
+            p_out: (p_gain * error as f64) as i64,
+            d_out: (d_gain * derivative as f64 / dt as f64) as i64,
+        }
+    }
+
+    /// Android 14's reportActualWorkDuration (one sample).
+    fn report14(&mut self, now: Ns, actual: i64) {
+        let c = self.config;
+        let pid = self.pid_sample(actual, [c.pid_po, c.pid_pu, c.pid_do, c.pid_du]);
+        let next = (self.pid_control_variable as i64 + pid.p_out + pid.d_out)
             .min(c.uclamp_min_high as i64)
             .max(c.uclamp_min_low as i64);
         self.pid_control_variable = next as i32;
@@ -284,26 +299,18 @@ impl HintSession {
     /// when it differs from the last written by more than the granularity, and holds until
     /// the session goes stale.
     fn report12(&mut self, now: Ns, actual: i64) {
-        let c = self.config12;
-        let stale_ns = c.stale_ns();
-        if self.last_report.is_none_or(|t| now >= t + stale_ns) {
-            // setStale wrote 0 when the session went stale.
+        let c = PIXEL6_ANDROID12;
+        if !self.default_vote.in_force(now) {
+            // Stale: setStale wrote 0.
             self.pid_control_variable = 0;
             self.integral_error = self.integral_error.max(c.integral_limit(c.pid_i_init));
         }
-        let dt = ns_to_100us(self.target_ns).max(1);
-        let error = ns_to_100us(actual - self.target_ns);
-        let derivative = error - self.previous_error;
-        self.integral_error = (self.integral_error + error * dt)
+        let pid = self.pid_sample(actual, [c.pid_po, c.pid_pu, c.pid_do, c.pid_du]);
+        self.integral_error = (self.integral_error + pid.error * pid.dt)
             .min(c.integral_limit(c.pid_i_high))
             .max(c.integral_limit(c.pid_i_low));
-        self.previous_error = error;
-        let p_gain = if error > 0 { c.pid_po } else { c.pid_pu };
-        let p_out = (p_gain * error as f64) as i64;
         let i_out = (c.pid_i * self.integral_error as f64) as i64;
-        let d_gain = if derivative > 0 { c.pid_do } else { c.pid_du };
-        let d_out = (d_gain * derivative as f64 / dt as f64) as i64;
-        let output = p_out + i_out + d_out;
+        let output = pid.p_out + i_out + pid.d_out;
         if output != 0 {
             let next = output
                 .min(c.uclamp_min_high as i64)
@@ -312,11 +319,10 @@ impl HintSession {
                 self.pid_control_variable = next;
             }
         }
-        self.last_report = Some(now);
         self.default_vote = Vote {
             active: true,
             start: now,
-            duration: stale_ns,
+            duration: c.stale_ns(),
             min: self.pid_control_variable as u32,
         };
     }
@@ -389,6 +395,16 @@ pub fn sync(sched: &mut Sched, obj: usize, s: &mut HintSession) {
             sched.events.push(at, Event::HintTimeout(obj));
         }
     }
+}
+
+/// The HAL worker's timeout at `sched.now` (Event::HintTimeout): re-apply unless a later
+/// arm superseded it.
+pub fn timeout(sched: &mut Sched, obj: usize, s: &mut HintSession) {
+    if s.timeout_at != Some(sched.now) {
+        return;
+    }
+    s.timeout_at = None;
+    sync(sched, obj, s);
 }
 
 #[cfg(test)]

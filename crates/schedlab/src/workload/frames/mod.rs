@@ -448,7 +448,6 @@ fn ui_program(
     let mut timer_of = vec![usize::MAX; layout.len()];
     let mut nr_timers = 0;
     let mut prev: Option<(usize, u64)> = None;
-    let mut prev_slot: Option<u64> = None;
     // With `adpf`, one more timer after the episodes' own: the touches that start flings.
     let input_timer = {
         let mut eps: Vec<usize> = frames.iter().map(|f| f.episode).collect();
@@ -457,6 +456,7 @@ fn ui_program(
     };
     let mut prev_input: Ns = 0;
     for f in frames {
+        let prev_slot = prev.map(|(_, slot)| slot);
         // A timer starts at the thread's start: an episode's first expiry is its slot.
         let gap = match prev {
             Some((e, slot)) if e == f.episode => f.slot - slot,
@@ -489,7 +489,6 @@ fn ui_program(
         if adpf.is_some() {
             prog.push(Op::HintFrameStart { obj: HINT });
         }
-        prev_slot = Some(f.slot);
         prog.extend([
             Op::Record {
                 log: LOG_VSYNC,
