@@ -14,7 +14,9 @@
 //!   the value itself (with an integral term), written when it moves by more than 5, and 0
 //!   once no report has come for 20 × the reporting rate (the session is stale).
 //!
-//! The HAL's own CPU time and binder latency are taken as nil.
+//! Between hwui and the HAL sits libandroid's APerformanceHintSession, which holds reports
+//! back and sends them in batches (`ReportBatcher`); the HAL's PID reads a batch through
+//! its sampling windows. The HAL's own CPU time and binder latency are taken as nil.
 
 use crate::engine::Event;
 use crate::ids::TaskId;
@@ -99,10 +101,8 @@ impl Vote {
     }
 }
 
-/// One report's error (100-µs units), time step and P and D outputs.
+/// A batch's P and D outputs.
 struct PidSample {
-    error: i64,
-    dt: i64,
     p_out: i64,
     d_out: i64,
 }
@@ -168,6 +168,76 @@ impl Android12Config {
     }
 }
 
+/// libandroid's APerformanceHintSession::reportActualWorkDuration: every report is kept
+/// with the ones held before it, and the whole batch goes to the HAL when the rule of the
+/// release lets it (frameworks/base native/android/performance_hint.cpp). `rate` is the
+/// HAL's preferred rate (getHintSessionPreferredRate, read when the process creates its
+/// manager).
+#[derive(Debug, Clone)]
+struct ReportBatcher {
+    rate: Ns,
+    /// mTargetDurationNanos: hwui's target, before the HAL's TargetTimeFactor.
+    target: i64,
+    held: Vec<i64>,
+    /// Android 12L: mLastUpdateTimestamp, the last batch sent (None: long ago).
+    last_update: Option<Ns>,
+    /// Android 13/14: mFirstTargetMetTimestamp and mLastTargetMetTimestamp (None: 0).
+    first_target_met: Option<Ns>,
+    last_target_met: Option<Ns>,
+}
+
+impl ReportBatcher {
+    fn new(rate: Ns, target: Ns) -> Self {
+        ReportBatcher {
+            rate,
+            target: target as i64,
+            held: Vec::new(),
+            last_update: None,
+            first_target_met: None,
+            last_target_met: None,
+        }
+    }
+
+    /// Keep `actual` and return the batch to send, or None while it is held.
+    /// Android 14: a report at or over the target goes at once; under it, reports go
+    /// freely for one rate after a streak of met targets starts (a streak restarts after
+    /// 2 × rate without one), then at most one a rate. Android 12L: a report under the
+    /// target within one rate of the last batch is held.
+    fn push(&mut self, hal: PowerHal, now: Ns, actual: i64) -> Option<Vec<i64>> {
+        let target = self.target;
+        self.held.push(actual);
+        let hold = match hal {
+            PowerHal::Android14 => {
+                if actual >= target {
+                    self.first_target_met = None;
+                    false
+                } else {
+                    let streak_lapsed =
+                        self.last_target_met.is_none_or(|l| now - l > 2 * self.rate);
+                    if self.first_target_met.is_none() || streak_lapsed {
+                        self.first_target_met = Some(now);
+                    }
+                    let first = self.first_target_met.unwrap_or(now);
+                    let hold = now - first > self.rate
+                        && self.last_target_met.is_some_and(|l| now - l <= self.rate);
+                    if !hold {
+                        self.last_target_met = Some(now);
+                    }
+                    hold
+                }
+            }
+            PowerHal::Android12 => {
+                actual < target && self.last_update.is_some_and(|l| now - l <= self.rate)
+            }
+        };
+        if hold {
+            return None;
+        }
+        self.last_update = Some(now);
+        Some(std::mem::take(&mut self.held))
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct HintSession {
     hal: PowerHal,
@@ -192,6 +262,8 @@ pub struct HintSession {
     /// When each frame not yet reported started (hwui's FrameStartTime): the UI thread
     /// may start the next frame while RenderThread still draws one.
     frame_starts: VecDeque<Ns>,
+    /// libandroid's side of the session: the reports it holds back.
+    batcher: ReportBatcher,
     /// The uclamp.min last written to the threads.
     applied: u32,
     /// The pending vote timeout (the HAL's worker thread): a vote's lapse replaces it only
@@ -231,6 +303,13 @@ impl HintSession {
             default_vote: Vote::default(),
             reset_vote: Vote::default(),
             frame_starts: VecDeque::new(),
+            batcher: ReportBatcher::new(
+                match hal {
+                    PowerHal::Android14 => config.reporting_rate_limit_ns,
+                    PowerHal::Android12 => PIXEL6_ANDROID12.rate_ns,
+                },
+                target_ns,
+            ),
             // The threads start with their own request, the floor.
             applied: floor,
             timeout_at: None,
@@ -242,42 +321,59 @@ impl HintSession {
         self.frame_starts.push_back(now);
     }
 
-    /// reportActualWorkDuration of the oldest started frame, ending `now`:
-    /// the load boosts end, the PID moves its variable by the error against the target,
-    /// and the default vote holds it for max(target × StaleTimeFactor, 2 × the reporting
-    /// rate). No frame start: nothing to report.
+    /// reportActualWorkDuration of the oldest started frame, ending `now`, through
+    /// libandroid's batching; a batch that goes reaches the HAL now: the load boosts end,
+    /// the PID moves its variable by the error against the target, and the default vote
+    /// holds it for max(target × StaleTimeFactor, 2 × the reporting rate). No frame start:
+    /// nothing to report.
     pub fn report(&mut self, now: Ns) {
         let Some(start) = self.frame_starts.pop_front() else {
             return;
         };
         let actual = (now - start) as i64;
+        let Some(batch) = self.batcher.push(self.hal, now, actual) else {
+            return;
+        };
         match self.hal {
-            PowerHal::Android14 => self.report14(now, actual),
-            PowerHal::Android12 => self.report12(now, actual),
+            PowerHal::Android14 => self.report14(now, &batch),
+            PowerHal::Android12 => self.report12(now, &batch),
         }
     }
 
-    /// convertWorkDurationToBoostByPid's P and D terms for one sample (windows P 1, D 1),
-    /// in both generations: gains [P over, P under, D over, D under].
-    fn pid_sample(&mut self, actual: i64, [po, pu, d_over, d_under]: [f64; 4]) -> PidSample {
+    /// convertWorkDurationToBoostByPid's P and D terms for a batch with sampling windows
+    /// P 1 and D 1 (both generations): the last sample's error and its step from the one
+    /// before (the previous error runs through the batch, as the HAL's loop, which starts
+    /// at the first sample for the I window of 0, carries it); gains [P over, P under, D
+    /// over, D under]. `each` sees every sample's error (Android 12's integral).
+    fn pid_batch(
+        &mut self,
+        batch: &[i64],
+        [po, pu, d_over, d_under]: [f64; 4],
+        mut each: impl FnMut(i64, i64),
+    ) -> PidSample {
         let dt = ns_to_100us(self.target_ns).max(1);
-        let error = ns_to_100us(actual - self.target_ns);
+        let (&last, earlier) = batch.split_last().expect("a batch holds a report");
+        for &actual in earlier {
+            let error = ns_to_100us(actual - self.target_ns);
+            each(error, dt);
+            self.previous_error = error;
+        }
+        let error = ns_to_100us(last - self.target_ns);
+        each(error, dt);
         let derivative = error - self.previous_error;
         self.previous_error = error;
         let p_gain = if error > 0 { po } else { pu };
         let d_gain = if derivative > 0 { d_over } else { d_under };
         PidSample {
-            error,
-            dt,
             p_out: (p_gain * error as f64) as i64,
             d_out: (d_gain * derivative as f64 / dt as f64) as i64,
         }
     }
 
-    /// Android 14's reportActualWorkDuration (one sample).
-    fn report14(&mut self, now: Ns, actual: i64) {
+    /// Android 14's reportActualWorkDuration.
+    fn report14(&mut self, now: Ns, batch: &[i64]) {
         let c = self.config;
-        let pid = self.pid_sample(actual, [c.pid_po, c.pid_pu, c.pid_do, c.pid_du]);
+        let pid = self.pid_batch(batch, [c.pid_po, c.pid_pu, c.pid_do, c.pid_du], |_, _| {});
         let next = (self.pid_control_variable as i64 + pid.p_out + pid.d_out)
             .min(c.uclamp_min_high as i64)
             .max(c.uclamp_min_low as i64);
@@ -294,21 +390,26 @@ impl HintSession {
         };
     }
 
-    /// Android 12's reportActualWorkDuration (one sample): a stale session's integral
-    /// restarts at I_Init / I at least; the PID's output, within [low, high], is written
-    /// when it differs from the last written by more than the granularity, and holds until
-    /// the session goes stale.
-    fn report12(&mut self, now: Ns, actual: i64) {
+    /// Android 12's reportActualWorkDuration: a stale session's integral restarts at
+    /// I_Init / I at least, and integrates every sample of the batch (I window 0); the
+    /// PID's output, within [low, high], is written when it differs from the last written
+    /// by more than the granularity, and holds until the session goes stale.
+    fn report12(&mut self, now: Ns, batch: &[i64]) {
         let c = PIXEL6_ANDROID12;
         if !self.default_vote.in_force(now) {
             // Stale: setStale wrote 0.
             self.pid_control_variable = 0;
             self.integral_error = self.integral_error.max(c.integral_limit(c.pid_i_init));
         }
-        let pid = self.pid_sample(actual, [c.pid_po, c.pid_pu, c.pid_do, c.pid_du]);
-        self.integral_error = (self.integral_error + pid.error * pid.dt)
-            .min(c.integral_limit(c.pid_i_high))
-            .max(c.integral_limit(c.pid_i_low));
+        let mut integral = self.integral_error;
+        let (high, low) = (
+            c.integral_limit(c.pid_i_high),
+            c.integral_limit(c.pid_i_low),
+        );
+        let pid = self.pid_batch(batch, [c.pid_po, c.pid_pu, c.pid_do, c.pid_du], |e, dt| {
+            integral = (integral + e * dt).min(high).max(low);
+        });
+        self.integral_error = integral;
         let i_out = (c.pid_i * self.integral_error as f64) as i64;
         let output = pid.p_out + i_out + pid.d_out;
         if output != 0 {
@@ -518,6 +619,51 @@ mod tests {
         assert_eq!(s.pid_control_variable(), 206);
         frame(&mut s, 80 * MS, 80 * MS + 11_766_666);
         assert_eq!(s.pid_control_variable(), 206);
+    }
+
+    /// Android 14's libandroid: under-target reports go freely for one rate (166.67 ms)
+    /// after the streak starts, then one batch a rate; an over-target report goes at once
+    /// with what was held, and the HAL's D term steps from the held sample before it.
+    #[test]
+    fn android_14_batches_reports_that_meet_the_target() {
+        const T: Ns = 16_666_667;
+        let mut s = session();
+        // 11.5 ms against 11.67: error −1 a report, P −1, D 0.
+        for k in 0..19 {
+            frame(&mut s, k * T, k * T + 11_500_000);
+            // Sent: k = 0..9 (k × T ≤ the rate after the streak's first report).
+            let sent = k.min(9) + 1;
+            assert_eq!(s.pid_control_variable(), 162 - sent as i32, "k = {k}");
+        }
+        // 10 T after the last batch: the ten held reports go, the last one's P.
+        frame(&mut s, 19 * T, 19 * T + 11_500_000);
+        assert_eq!(s.pid_control_variable(), 151);
+        // 11.0 ms (error −6): held.
+        frame(&mut s, 20 * T, 20 * T + 11_000_000);
+        assert_eq!(s.pid_control_variable(), 151);
+        // 11.8 ms (error 1): over the target, sent with the held one: P 2 × 1, D 500 ×
+        // (1 − (−6)) / 116 = 30; with the held sample left out, D would be 8.
+        frame(&mut s, 21 * T, 21 * T + 11_800_000);
+        assert_eq!(s.pid_control_variable(), 151 + 2 + 30);
+    }
+
+    /// Android 12L's libandroid: an under-target report within one rate (11.1 ms) of the
+    /// last batch is held, and goes with the next.
+    #[test]
+    fn android_12_holds_a_report_under_the_target_within_the_rate() {
+        let mut s = HintSession::new(PowerHal::Android12, [0, 1], 11_666_666, 60, 0);
+        frame(&mut s, 0, 11_500_000);
+        // Stale: integral 200000 − 116, I 199, P −1, D 0.
+        assert_eq!(s.pid_control_variable(), 198);
+        let stale_at = 11_500_000 + 220 * MS;
+        assert_eq!(s.next_expiry(11_500_000), Some(stale_at));
+        // 8 ms later: held, so the session's stale time does not move.
+        frame(&mut s, 8 * MS, 19_500_000);
+        assert_eq!(s.next_expiry(19_500_000), Some(stale_at));
+        // 16 ms after the last batch: both go.
+        frame(&mut s, 16 * MS, 27_500_000);
+        assert_eq!(s.next_expiry(27_500_000), Some(27_500_000 + 220 * MS));
+        assert_eq!(s.pid_control_variable(), 198);
     }
 
     #[test]
