@@ -13,7 +13,9 @@ for u in ${values//,/ }; do
   mkdir -p "$dir"
   for study in pelt-halflife delayed-dequeue; do
     # Every frames workload of the study (its scenario and its variants) gets the clamp.
-    sed -E "s/\"frames /\"frames --uclamp-min $u /g" "studies/$study.toml" > "$dir/$study.toml"
+    # (a clamp the study file sets is replaced).
+    sed -E -e "s/\"frames --uclamp-min [0-9]+ /\"frames /g" -e "s/\"frames /\"frames --uclamp-min $u /g" \
+      "studies/$study.toml" > "$dir/$study.toml"
     seeds=()
     [ "$study" = pelt-halflife ] && seeds=(-n "$pelt_seeds")
     "$bin" study run "$study" --dir "$dir" "${seeds[@]}" -j "$jobs" --json "$dir/$study.json" >/dev/null
