@@ -179,22 +179,35 @@ struct ReportBatcher {
     /// mTargetDurationNanos: hwui's target, before the HAL's TargetTimeFactor.
     target: i64,
     held: Vec<i64>,
-    /// Android 12L: mLastUpdateTimestamp, the last batch sent (None: long ago).
-    last_update: Option<Ns>,
-    /// Android 13/14: mFirstTargetMetTimestamp and mLastTargetMetTimestamp (None: 0).
-    first_target_met: Option<Ns>,
-    last_target_met: Option<Ns>,
+    rule: BatchRule,
+}
+
+/// The release's hold rule and the timestamps it keeps (None: 0, or long ago).
+#[derive(Debug, Clone)]
+enum BatchRule {
+    /// Android 12L: mLastUpdateTimestamp, when the last batch went.
+    Android12 { last_update: Option<Ns> },
+    /// Android 13/14: mFirstTargetMetTimestamp and mLastTargetMetTimestamp.
+    Android14 {
+        first_target_met: Option<Ns>,
+        last_target_met: Option<Ns>,
+    },
 }
 
 impl ReportBatcher {
-    fn new(rate: Ns, target: Ns) -> Self {
+    fn new(hal: PowerHal, rate: Ns, target: Ns) -> Self {
+        let rule = match hal {
+            PowerHal::Android12 => BatchRule::Android12 { last_update: None },
+            PowerHal::Android14 => BatchRule::Android14 {
+                first_target_met: None,
+                last_target_met: None,
+            },
+        };
         ReportBatcher {
             rate,
             target: target as i64,
             held: Vec::new(),
-            last_update: None,
-            first_target_met: None,
-            last_target_met: None,
+            rule,
         }
     }
 
@@ -203,38 +216,40 @@ impl ReportBatcher {
     /// freely for one rate after a streak of met targets starts (a streak restarts after
     /// 2 × rate without one), then at most one a rate. Android 12L: a report under the
     /// target within one rate of the last batch is held.
-    fn push(&mut self, hal: PowerHal, now: Ns, actual: i64) -> Option<Vec<i64>> {
-        let target = self.target;
+    fn push(&mut self, now: Ns, actual: i64) -> Option<Vec<i64>> {
+        let (rate, met) = (self.rate, actual < self.target);
         self.held.push(actual);
-        let hold = match hal {
-            PowerHal::Android14 => {
-                if actual >= target {
-                    self.first_target_met = None;
+        let hold = match &mut self.rule {
+            BatchRule::Android12 { last_update } => {
+                let hold = met && last_update.is_some_and(|l| now - l <= rate);
+                if !hold {
+                    *last_update = Some(now);
+                }
+                hold
+            }
+            BatchRule::Android14 {
+                first_target_met,
+                last_target_met,
+            } => {
+                if !met {
+                    *first_target_met = None;
                     false
                 } else {
-                    let streak_lapsed =
-                        self.last_target_met.is_none_or(|l| now - l > 2 * self.rate);
-                    if self.first_target_met.is_none() || streak_lapsed {
-                        self.first_target_met = Some(now);
-                    }
-                    let first = self.first_target_met.unwrap_or(now);
-                    let hold = now - first > self.rate
-                        && self.last_target_met.is_some_and(|l| now - l <= self.rate);
+                    let first = match (*first_target_met, *last_target_met) {
+                        (Some(f), Some(l)) if now - l <= 2 * rate => f,
+                        _ => now,
+                    };
+                    *first_target_met = Some(first);
+                    let hold =
+                        now - first > rate && last_target_met.is_some_and(|l| now - l <= rate);
                     if !hold {
-                        self.last_target_met = Some(now);
+                        *last_target_met = Some(now);
                     }
                     hold
                 }
             }
-            PowerHal::Android12 => {
-                actual < target && self.last_update.is_some_and(|l| now - l <= self.rate)
-            }
         };
-        if hold {
-            return None;
-        }
-        self.last_update = Some(now);
-        Some(std::mem::take(&mut self.held))
+        (!hold).then(|| std::mem::take(&mut self.held))
     }
 }
 
@@ -304,6 +319,7 @@ impl HintSession {
             reset_vote: Vote::default(),
             frame_starts: VecDeque::new(),
             batcher: ReportBatcher::new(
+                hal,
                 match hal {
                     PowerHal::Android14 => config.reporting_rate_limit_ns,
                     PowerHal::Android12 => PIXEL6_ANDROID12.rate_ns,
@@ -331,7 +347,7 @@ impl HintSession {
             return;
         };
         let actual = (now - start) as i64;
-        let Some(batch) = self.batcher.push(self.hal, now, actual) else {
+        let Some(batch) = self.batcher.push(now, actual) else {
             return;
         };
         match self.hal {
@@ -351,17 +367,15 @@ impl HintSession {
         [po, pu, d_over, d_under]: [f64; 4],
         mut each: impl FnMut(i64, i64),
     ) -> PidSample {
+        debug_assert!(!batch.is_empty(), "a batch holds a report");
         let dt = ns_to_100us(self.target_ns).max(1);
-        let (&last, earlier) = batch.split_last().expect("a batch holds a report");
-        for &actual in earlier {
-            let error = ns_to_100us(actual - self.target_ns);
+        let (mut error, mut derivative) = (0, 0);
+        for &actual in batch {
+            error = ns_to_100us(actual - self.target_ns);
             each(error, dt);
+            derivative = error - self.previous_error;
             self.previous_error = error;
         }
-        let error = ns_to_100us(last - self.target_ns);
-        each(error, dt);
-        let derivative = error - self.previous_error;
-        self.previous_error = error;
         let p_gain = if error > 0 { po } else { pu };
         let d_gain = if derivative > 0 { d_over } else { d_under };
         PidSample {
