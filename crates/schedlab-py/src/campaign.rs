@@ -9,7 +9,7 @@ use schedlab::experiment::ab::metrics::{default_patterns, flatten_result};
 use schedlab::experiment::ab::{run_ab, Arm};
 use schedlab::experiment::parallel::run_each;
 use schedlab::experiment::scenario_toml::apply_setting;
-use schedlab::experiment::study::{list_studies, load_study, seeds_from_count};
+use schedlab::experiment::study::{list_studies, load_study_sized, seeds_from_count};
 use schedlab::experiment::study_run::run_study;
 use schedlab::experiment::sweep::{points, summarize, Axis, SweepSpec};
 use schedlab::experiment::{run_scenario, Scenario};
@@ -233,18 +233,20 @@ pub fn study_list(dir: Option<String>) -> PyResult<Vec<(String, String)>> {
     list_studies(&studies_dir(dir)).map_err(to_py)
 }
 
-/// `schedlab study run NAME --json -`: the study result as JSON.
+/// `schedlab study run NAME --json -` (`--size SIZE`, `--full` for "full"): the study
+/// result as JSON.
 #[pyfunction]
-#[pyo3(signature = (name, seeds=None, jobs=None, dir=None))]
+#[pyo3(signature = (name, seeds=None, jobs=None, dir=None, size=None))]
 pub fn study_json(
     py: Python<'_>,
     name: &str,
     seeds: Option<u64>,
     jobs: Option<usize>,
     dir: Option<String>,
+    size: Option<String>,
 ) -> PyResult<String> {
     let run = || -> Result<_, InputError> {
-        let study = load_study(&studies_dir(dir), name)?;
+        let study = load_study_sized(&studies_dir(dir), name, size.as_deref())?;
         let seeds: Vec<u64> = match seeds {
             Some(n) => seeds_from_count(n, "seeds=", "e.g. seeds=3")?,
             None => study.seeds.clone(),

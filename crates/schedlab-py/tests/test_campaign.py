@@ -82,6 +82,9 @@ machine = "smp:2"
 workloads = ["hackbench -g 1 -l 30"]
 [scenario.noise]
 work_jitter_pct = 2
+[size.longer]
+scale = "hackbench -l 60"
+settings = ['workloads=["hackbench -g 1 -l 60"]']
 [[variant]]
 tag = "off"
 settings = ["features=NO_DELAY_DEQUEUE"]
@@ -104,3 +107,9 @@ def test_study_equals_the_cli(cli, tmp_path):
     assert list(schedlab.studies(tmp_path)["name"]) == ["tiny"]
     with pytest.raises(schedlab.SchedlabError, match="nope"):
         schedlab.study("nope", dir=tmp_path)
+    longer = schedlab.study("tiny", dir=tmp_path, size="longer")
+    doc = cli("study", "--dir", str(tmp_path), "run", "tiny", "--size", "longer", "--json", "-")
+    assert longer.raw == json.loads(doc.stdout)
+    assert longer.raw != ours.raw
+    with pytest.raises(schedlab.SchedlabError, match="--full: this study has no such size"):
+        schedlab.study("tiny", dir=tmp_path, size="full")

@@ -183,7 +183,9 @@ pub const CASES: &[Case] = &[
     case!("flag-json-missing-folder-is-input", [HOG], ["run", "-t", "1ms", "--json", "no/such/dir/r.json", "-w", "rtapp hog.json"], ["--json"]),
     // ---- studies ----
     case!("study-full-without-full-size", [("studies/s.toml", "title = \"s\"\n[scenario]\nworkloads = [\"spinner -n 1\"]\n[[variant]]\ntag = \"a\"\n[[variant]]\ntag = \"b\"\n")],
-        ["study", "run", "s", "--full"], ["s.toml", "no [full] size", "without --full"]),
+        ["study", "run", "s", "--full"], ["s.toml", "--full: this study has no such size", "only its default size"]),
+    case!("study-unknown-size", [("studies/s.toml", "title = \"s\"\n[scenario]\nworkloads = [\"spinner -n 1\"]\n[size.big]\nsettings = ['workloads=[\"spinner -n 2\"]']\n[[variant]]\ntag = \"a\"\n[[variant]]\ntag = \"b\"\n")],
+        ["study", "run", "s", "--size", "huge"], ["s.toml", "--size huge: this study has no such size", "its sizes: --size big"]),
     case!("study-seeds-over-the-limit", [("studies/s.toml", "title = \"s\"\nseeds = 10001\n[scenario]\nworkloads = [\"spinner -n 1\"]\n[[variant]]\ntag = \"a\"\n")],
         ["study", "run", "s"], ["s.toml", "seeds", "1..=10000", "seeds = 5"]),
     case!("study-one-variant", [("studies/s.toml", "title = \"s\"\n[scenario]\nworkloads = [\"spinner -n 1\"]\n[[variant]]\ntag = \"a\"\n")],

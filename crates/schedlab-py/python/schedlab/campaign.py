@@ -166,11 +166,13 @@ def study(
     *,
     jobs: Optional[int] = None,
     dir: Union[str, os.PathLike, None] = None,
+    size: Optional[str] = None,
 ) -> StudyResult:
     """``schedlab study run NAME``: the study's variants over ``seeds`` seeds (default: the
-    study's own), ours beside the published numbers."""
+    study's own), ours beside the published numbers; ``size`` is one the study names
+    (``"full"`` for ``--full``, another name for ``--size NAME``)."""
     d = os.fspath(dir) if dir is not None else None
-    return StudyResult(json.loads(_native.study_json(name, seeds, jobs, d)))
+    return StudyResult(json.loads(_native.study_json(name, seeds, jobs, d, size)))
 
 
 def studies(dir: Union[str, os.PathLike, None] = None) -> pd.DataFrame:

@@ -35,6 +35,9 @@
 //! [full]                      # `study run --full`: the thread's own size (optional)
 //! scale = "hackbench -l 480000, as the thread ran it; ≈ 15 h on one core"
 //! settings = ['workloads=["hackbench -g 32 -f 20 --threads --pipe -l 480000 -s 100"]']
+//! [size.large]                # `study run --size large`: any other named size (optional)
+//! scale = "hackbench -l 32000; ≈ 50 min on one core"
+//! settings = ['workloads=["hackbench -g 32 -f 20 --threads --pipe -l 32000 -s 100"]']
 //! ```
 
 use super::scenario_toml::{apply_key, apply_setting};
@@ -138,8 +141,9 @@ pub struct Study {
     pub title: String,
     pub thread: String,
     pub scale: String,
-    /// Run at the `[full]` size (`study run --full`).
-    pub full: bool,
+    /// The size it runs at: None for the default, "full" for `[full]` (`study run
+    /// --full`), otherwise a `[size.NAME]` (`study run --size NAME`).
+    pub size: Option<String>,
     pub notes: String,
     pub seeds: Vec<u64>,
     pub variants: Vec<Variant>,
@@ -182,31 +186,71 @@ pub fn seeds_from_count(n: u64, place: &str, fix: &str) -> Result<Vec<u64>, Inpu
 
 /// Read `studies/NAME.toml`.
 pub fn load_study(dir: &Path, name: &str) -> Result<Study, InputError> {
-    load_study_sized(dir, name, false)
+    load_study_sized(dir, name, None)
 }
 
-/// Read `studies/NAME.toml`, at its `[full]` size when `full`.
-pub fn load_study_sized(dir: &Path, name: &str, full: bool) -> Result<Study, InputError> {
+/// Read `studies/NAME.toml` at a named size (`full` for its `[full]` table, another name
+/// for its `[size.NAME]`), or at its default size for None.
+pub fn load_study_sized(dir: &Path, name: &str, size: Option<&str>) -> Result<Study, InputError> {
     let path = dir.join(format!("{name}.toml"));
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(&path).map_err(|e| {
         InputError::new(&origin, format!("cannot read the study: {e}"))
             .with_fix("`schedlab study list` shows the studies")
     })?;
-    parse_study_sized(&text, name, &origin, dir, full)
+    parse_study_sized(&text, name, &origin, dir, size)
 }
 
 pub fn parse_study(text: &str, name: &str, origin: &str, dir: &Path) -> Result<Study, InputError> {
-    parse_study_sized(text, name, origin, dir, false)
+    parse_study_sized(text, name, origin, dir, None)
 }
 
-/// The `[full]` table: the scale text and the settings applied to the scenario (before
-/// each variant's own).
-fn full_size(t: &toml::Table, origin: &str) -> Result<Option<(String, Vec<String>)>, InputError> {
-    let Some(v) = t.get("full") else {
-        return Ok(None);
-    };
-    let at = format!("{origin}: [full]");
+/// The `study run` flag that selects a named size: `--full` or `--size NAME`.
+pub fn size_flag(name: &str) -> String {
+    if name == "full" {
+        "--full".to_string()
+    } else {
+        format!("--size {name}")
+    }
+}
+
+/// A size's scale text and the settings applied to the scenario before each variant's own.
+struct Size {
+    scale: String,
+    settings: Vec<String>,
+    /// Where it is written, for errors: `[full]` or `[size.NAME]`.
+    at: String,
+}
+
+/// Every named size of a study: `[full]` as "full", then each `[size.NAME]`.
+fn sizes(t: &toml::Table, origin: &str) -> Result<BTreeMap<String, Size>, InputError> {
+    let mut out = BTreeMap::new();
+    if let Some(v) = t.get("full") {
+        out.insert(
+            "full".to_string(),
+            size_table(v, format!("{origin}: [full]"))?,
+        );
+    }
+    if let Some(v) = t.get("size") {
+        let Value::Table(st) = v else {
+            return Err(InputError::new(
+                format!("{origin}: key 'size'"),
+                "expected tables [size.NAME]",
+            ));
+        };
+        for (name, v) in st {
+            let at = format!("{origin}: [size.{name}]");
+            if name == "full" {
+                return Err(InputError::new(&at, "the full size is the [full] table")
+                    .with_fix("write it as [full]"));
+            }
+            out.insert(name.clone(), size_table(v, at)?);
+        }
+    }
+    Ok(out)
+}
+
+fn size_table(v: &Value, at: String) -> Result<Size, InputError> {
     let Value::Table(ft) = v else {
         return Err(InputError::new(at, "expected a table"));
     };
@@ -217,7 +261,11 @@ fn full_size(t: &toml::Table, origin: &str) -> Result<Option<(String, Vec<String
         return Err(InputError::new(&at, format!("unknown key '{k}'"))
             .with_fix("known keys: scale, settings"));
     }
-    Ok(Some((string_of(ft, "scale", &at)?, settings_of(ft, &at)?)))
+    Ok(Size {
+        scale: string_of(ft, "scale", &at)?,
+        settings: settings_of(ft, &at)?,
+        at,
+    })
 }
 
 fn settings_of(t: &toml::Table, at: &str) -> Result<Vec<String>, InputError> {
@@ -239,7 +287,7 @@ pub fn parse_study_sized(
     name: &str,
     origin: &str,
     dir: &Path,
-    full: bool,
+    size: Option<&str>,
 ) -> Result<Study, InputError> {
     let t: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         InputError::new(origin, format!("malformed TOML: {}", e.message().trim()))
@@ -247,6 +295,7 @@ pub fn parse_study_sized(
     })?;
     const KEYS: &[&str] = &[
         "title", "thread", "scale", "notes", "seeds", "scenario", "variant", "metric", "full",
+        "size",
     ];
     if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(InputError::new(origin, format!("unknown key '{k}'"))
@@ -265,18 +314,25 @@ pub fn parse_study_sized(
         }
     }
     let mut scale = string_of(&t, "scale", origin)?;
-    let full_table = full_size(&t, origin)?;
-    if full {
-        let Some((full_scale, settings)) = full_table else {
+    let mut sizes = sizes(&t, origin)?;
+    if let Some(name) = size {
+        let Some(sz) = sizes.remove(name) else {
+            let flag = size_flag(name);
+            let known: Vec<String> = sizes.keys().map(|k| size_flag(k)).collect();
+            let fix = if known.is_empty() {
+                "run it without a size flag: it has only its default size".to_string()
+            } else {
+                format!("its sizes: {} (or none: the default)", known.join(", "))
+            };
             return Err(
-                InputError::new(origin, "--full: this study has no [full] size")
-                    .with_fix("run it without --full (its size is the thread's already)"),
+                InputError::new(origin, format!("{flag}: this study has no such size"))
+                    .with_fix(fix),
             );
         };
-        for s in &settings {
-            apply_setting(&mut base, s, &format!("{origin}: [full]"))?;
+        for s in &sz.settings {
+            apply_setting(&mut base, s, &sz.at)?;
         }
-        scale = full_scale;
+        scale = sz.scale;
     }
     let seeds = match t.get("seeds") {
         None => vec![1],
@@ -398,7 +454,7 @@ pub fn parse_study_sized(
         title: string_of(&t, "title", origin)?,
         thread: string_of(&t, "thread", origin)?,
         scale,
-        full,
+        size: size.map(str::to_string),
         notes: string_of(&t, "notes", origin)?,
         seeds,
         variants,
@@ -513,8 +569,8 @@ tag = "b"
 settings = ["hz=1000"]
 "#;
 
-    fn parse(text: &str, full: bool) -> Result<Study, InputError> {
-        parse_study_sized(text, "t", "t.toml", Path::new("."), full)
+    fn parse(text: &str, size: Option<&str>) -> Result<Study, InputError> {
+        parse_study_sized(text, "t", "t.toml", Path::new("."), size)
     }
 
     fn metric(path: &str, sum: bool) -> StudyMetric {
@@ -568,32 +624,43 @@ settings = ["hz=1000"]
     }
 
     #[test]
-    fn full_size_applies_its_settings_to_every_variant() {
-        let small = parse(TEXT, false).unwrap();
-        assert_eq!(small.scale, "small");
-        assert!(!small.full);
-        let big = parse(TEXT, true).unwrap();
-        assert_eq!(big.scale, "the thread's");
-        for (s, b) in small.variants.iter().zip(&big.variants) {
-            assert_eq!(
-                s.scenario.workloads,
-                ["spinner -n 1 --sleep 1ms --work 1ms"]
-            );
-            assert_eq!(
-                b.scenario.workloads,
-                ["spinner -n 4 --sleep 1ms --work 1ms"]
-            );
-            assert_eq!(
-                s.scenario.hz, b.scenario.hz,
-                "the variant's own settings stay"
-            );
+    fn each_size_applies_its_settings_to_every_variant() {
+        let text = TEXT.replace(
+            "[[variant]]\ntag = \"a\"",
+            "[size.mid]\nscale = \"between\"\nsettings = ['workloads=[\"spinner -n 2 --sleep 1ms --work 1ms\"]']\n[[variant]]\ntag = \"a\"",
+        );
+        let small = parse(&text, None).unwrap();
+        assert_eq!(
+            (small.scale.as_str(), small.size.as_deref()),
+            ("small", None)
+        );
+        for (size, scale, n) in [
+            (Some("full"), "the thread's", 4),
+            (Some("mid"), "between", 2),
+        ] {
+            let big = parse(&text, size).unwrap();
+            assert_eq!((big.scale.as_str(), big.size.as_deref()), (scale, size));
+            for (s, b) in small.variants.iter().zip(&big.variants) {
+                assert_eq!(
+                    s.scenario.workloads,
+                    ["spinner -n 1 --sleep 1ms --work 1ms"]
+                );
+                assert_eq!(
+                    b.scenario.workloads,
+                    [format!("spinner -n {n} --sleep 1ms --work 1ms")]
+                );
+                assert_eq!(
+                    s.scenario.hz, b.scenario.hz,
+                    "the variant's own settings stay"
+                );
+            }
         }
     }
 
     #[test]
-    fn full_size_errors_name_the_place() {
+    fn size_errors_name_the_place_and_the_sizes_there_are() {
         let none = TEXT.replace("[full]", "[ignored]");
-        let e = parse(&none, false).unwrap_err().to_string();
+        let e = parse(&none, None).unwrap_err().to_string();
         assert!(e.contains("unknown key 'ignored'"), "{e}");
         let without = TEXT
             .replace("[full]\n", "")
@@ -602,13 +669,31 @@ settings = ["hz=1000"]
                 "settings = ['workloads=[\"spinner -n 4 --sleep 1ms --work 1ms\"]']\n",
                 "",
             );
-        let e = parse(&without, true).unwrap_err().to_string();
-        assert!(e.contains("no [full] size"), "{e}");
+        let e = parse(&without, Some("full")).unwrap_err().to_string();
+        assert!(
+            e.contains("--full: this study has no such size") && e.contains("only its default"),
+            "{e}"
+        );
+        let e = parse(TEXT, Some("mid")).unwrap_err().to_string();
+        assert!(
+            e.contains("--size mid: this study has no such size")
+                && e.contains("its sizes: --full"),
+            "{e}"
+        );
         let bad = TEXT.replace("scale = \"the thread's\"", "size = 3");
-        let e = parse(&bad, false).unwrap_err().to_string();
+        let e = parse(&bad, None).unwrap_err().to_string();
         assert!(
             e.contains("[full]") && e.contains("unknown key 'size'"),
             "{e}"
         );
+        let named_full = TEXT.replace("[full]", "[size.full]");
+        let e = parse(&named_full, None).unwrap_err().to_string();
+        assert!(
+            e.contains("[size.full]") && e.contains("write it as [full]"),
+            "{e}"
+        );
+        let flat = format!("size = 3\n{TEXT}");
+        let e = parse(&flat, None).unwrap_err().to_string();
+        assert!(e.contains("key 'size'") && e.contains("[size.NAME]"), "{e}");
     }
 }
