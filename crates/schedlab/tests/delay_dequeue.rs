@@ -367,3 +367,43 @@ fn the_balancer_counts_delayed_tasks_before_v6_14() {
     let (pulled, _, _) = balance_with_a_delayed_task(KernelVersion::V6_18, "", &["A", "B"]);
     assert!(!pulled, "6.18: A is not counted");
 }
+
+/// `uclamp_leaked_min`: the state the test above leaves, on every CPU from the start. A
+/// 1 ms task every 16 ms on smp-dvfs:2 under schedutil: with a leaked entry of 512 each
+/// policy is asked for at least half its capacity even while its CPU is idle; the
+/// leak needs the posting's bookkeeping.
+#[test]
+fn a_leaked_clamp_holds_every_rq_at_it_and_needs_the_posting() {
+    use schedlab::experiment::run::prepare;
+    use schedlab::sched::uclamp::UclampId;
+    let mut sc = scenario("smp-dvfs:2", 1);
+    sc.kernel = Some(KernelVersion::V6_6);
+    sc.features = "COMPLETE_EEVDF_RFC".into();
+    sc.governor = schedlab::sched::cpufreq_schedutil::Governor::Schedutil;
+    sc.uclamp_leaked_min = Some(512);
+    let p = task(
+        "p",
+        0,
+        schedlab::sched::Policy::Normal,
+        None,
+        periodic_ops(None, MS, 16 * MS, 0),
+    );
+    let wl = workload_of(vec![p]);
+    let mut s = prepare(&sc, wl.clone()).expect("the series has the leak");
+    s.set_invariant_every(1);
+    s.advance_clock(100 * MS);
+    for cpu in 0..2 {
+        assert_eq!(s.sched.uclamp_rq_get(cpu, UclampId::Min), 512);
+        assert_eq!(s.sched.uclamp_rq_get(cpu, UclampId::Max), 1024);
+        assert!(!s.sched.uclamp_rq_is_idle(cpu));
+        assert_eq!(s.sched.uclamp_rq_util_with(cpu, 10, None), 512);
+    }
+    check(&mut s);
+    sc.features = "COMPLETE_EEVDF_RFC,NO_DELAY_DEQUEUE_AS_POSTED".into();
+    let e = prepare(&sc, wl).err().expect("no leak without the posting");
+    assert!(
+        e.to_string().contains("uclamp_leaked_min")
+            && e.to_string().contains("features=COMPLETE_EEVDF_RFC"),
+        "{e}"
+    );
+}

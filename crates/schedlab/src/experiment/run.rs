@@ -8,7 +8,7 @@ use crate::machine::presets::machine_from_name;
 use crate::machine::Machine;
 use crate::metrics::latency::WakeupLatencies;
 use crate::metrics::{PerfStat, RootDomainResult, ScenarioEcho, SimStats, TaskResult};
-use crate::sched::features::Features;
+use crate::sched::features::{Feature, Features};
 use crate::sched::version::KernelVersion;
 use crate::sched::PreemptModel;
 use crate::simulation::Simulation;
@@ -184,6 +184,16 @@ pub fn prepare_on(
     }
     scenario.sysctl.apply(&mut sim.sched);
     super::group_setup::setup_groups(scenario, &mut sim)?;
+    if let Some(min) = scenario.uclamp_leaked_min {
+        if !sim.sched.features.on(Feature::DELAY_DEQUEUE_AS_POSTED) {
+            return Err(InputError::new(
+                "uclamp_leaked_min",
+                "a leaked uclamp entry comes from the delayed-dequeue posting's bookkeeping, which this run does not have",
+            )
+            .with_fix("add features=COMPLETE_EEVDF_RFC (kernel 6.6), or leave uclamp_leaked_min out"));
+        }
+        sim.sched.uclamp_leak_on_every_cpu(min);
+    }
     Ok(sim)
 }
 
@@ -400,6 +410,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             pelt_halflife_ms: 32 >> s.cfg.pelt_lshift,
             governor: s.cpufreq.governor.name(),
             schedutil_rate_limit_us: scenario.schedutil_rate_limit_ns.map(|ns| ns / 1000),
+            uclamp_leaked_min: scenario.uclamp_leaked_min,
             sysctl: [
                 (
                     "sched_util_clamp_min".to_string(),

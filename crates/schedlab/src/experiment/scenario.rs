@@ -46,6 +46,11 @@ pub struct Scenario {
     /// for five minutes and every level is due at the first tick (docs/model.md, Load
     /// balancing).
     pub boot_start: bool,
+    /// `uclamp_leaked_min = 480`: every CPU starts holding one leaked uclamp entry of that
+    /// UCLAMP_MIN (and UCLAMP_MAX 1024), the state the delayed-dequeue posting's uclamp
+    /// leak leaves after an uptime (DELAY_DEQUEUE_AS_POSTED; docs/model.md, Kernel
+    /// versions); `None`: no leak.
+    pub uclamp_leaked_min: Option<u32>,
     /// `--schedutil-rate-limit` / `schedutil_rate_limit = "500us"`: schedutil's
     /// `rate_limit_us` tunable written for every policy; `None`: the kernel's default
     /// (cpufreq_policy_transition_delay_us; docs/model.md, Kernel versions).
@@ -80,6 +85,7 @@ impl Default for Scenario {
             autogroup: false,
             tick_aligned: false,
             boot_start: false,
+            uclamp_leaked_min: None,
             schedutil_rate_limit_ns: None,
             timer_slack_ns: crate::sched::TIMER_SLACK_NS,
             trace: None,

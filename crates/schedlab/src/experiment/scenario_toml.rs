@@ -52,6 +52,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "tick_aligned",
     "boot_start",
     "timer_slack",
+    "uclamp_leaked_min",
 ];
 
 /// Read and parse a scenario file; relative workload paths start at its folder.
@@ -289,6 +290,9 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
             Value::Boolean(b) => sc.boot_start = *b,
             other => return Err(wrong_type(&at(), "true or false", other)),
         },
+        "uclamp_leaked_min" => {
+            sc.uclamp_leaked_min = Some(integer(value, &at, 0, 1024)? as u32);
+        }
         "noise" => sc.noise = noise(value, src, Default::default())?,
         "costs" => {
             let Value::Table(t) = value else {

@@ -113,6 +113,9 @@ pub struct ScenarioEcho {
     /// schedutil's rate_limit_us as the scenario wrote it; absent for the kernel's default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub schedutil_rate_limit_us: Option<u64>,
+    /// The leaked UCLAMP_MIN every CPU started with (`uclamp_leaked_min`); absent without.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uclamp_leaked_min: Option<u32>,
     /// Every settable sysctl with the value in effect.
     pub sysctl: std::collections::BTreeMap<String, u64>,
     pub duration_ns: u64,

@@ -134,6 +134,23 @@ impl Sched {
         max != 1024 && self.cpu_util_cfs(cpu) + self.rqs[cpu].avg_rt.util_avg >= max
     }
 
+    /// The uclamp leak of the delayed-dequeue posting after an uptime: each CPU holds one
+    /// entry of a task counted there (UCLAMP_MIN `min`, UCLAMP_MAX 1024) whose dequeue
+    /// never came, so the rq's min clamp never falls under `min` and it is never
+    /// uclamp-idle (docs/model.md, Kernel versions: DELAY_DEQUEUE_AS_POSTED).
+    pub fn uclamp_leak_on_every_cpu(&mut self, min: u32) {
+        self.cfg.uclamp_used = true;
+        for rq in &mut self.rqs {
+            *rq.uclamp.values[UclampId::Min as usize]
+                .entry(min.min(1024))
+                .or_insert(0) += 1;
+            *rq.uclamp.values[UclampId::Max as usize]
+                .entry(1024)
+                .or_insert(0) += 1;
+            rq.uclamp.idle_max = None;
+        }
+    }
+
     pub(crate) fn uclamp_rq_inc(&mut self, cpu: CpuId, p: TaskId) {
         if !self.uclamp_is_used() {
             return;
