@@ -369,9 +369,10 @@ fn the_balancer_counts_delayed_tasks_before_v6_14() {
 }
 
 /// `uclamp_leaked_min`: the state the test above leaves, on every CPU from the start. A
-/// 1 ms task every 16 ms on smp-dvfs:2 under schedutil: with a leaked entry of 512 each
-/// policy is asked for at least half its capacity even while its CPU is idle; the
-/// leak needs the posting's bookkeeping.
+/// 1 ms task every 16 ms on smp-dvfs:2 under schedutil: with a leaked entry of 512 every
+/// rq keeps a min clamp of 512 and is never uclamp-idle, so the utilisation schedutil
+/// reads (uclamp_rq_util_with without a task) is at least 512 on both CPUs, idle or not;
+/// the leak needs the posting's bookkeeping.
 #[test]
 fn a_leaked_clamp_holds_every_rq_at_it_and_needs_the_posting() {
     use schedlab::experiment::run::prepare;

@@ -33,6 +33,17 @@ pub struct UclampRq {
     pub idle_max: Option<u32>,
 }
 
+impl UclampRq {
+    /// Count one task with these effective [UCLAMP_MIN, UCLAMP_MAX] values
+    /// (uclamp_rq_inc_id): the rq is no longer uclamp-idle.
+    fn count(&mut self, values: [u32; 2]) {
+        for (map, v) in self.values.iter_mut().zip(values) {
+            *map.entry(v).or_insert(0) += 1;
+        }
+        self.idle_max = None;
+    }
+}
+
 impl Sched {
     /// uclamp_is_used: the static key, on once any task or the system sets a clamp.
     pub fn uclamp_is_used(&self) -> bool {
@@ -141,13 +152,7 @@ impl Sched {
     pub fn uclamp_leak_on_every_cpu(&mut self, min: u32) {
         self.cfg.uclamp_used = true;
         for rq in &mut self.rqs {
-            *rq.uclamp.values[UclampId::Min as usize]
-                .entry(min.min(1024))
-                .or_insert(0) += 1;
-            *rq.uclamp.values[UclampId::Max as usize]
-                .entry(1024)
-                .or_insert(0) += 1;
-            rq.uclamp.idle_max = None;
+            rq.uclamp.count([min.min(1024), uclamp_none(UclampId::Max)]);
         }
     }
 
@@ -155,13 +160,11 @@ impl Sched {
         if !self.uclamp_is_used() {
             return;
         }
-        for id in [UclampId::Min, UclampId::Max] {
-            let v = self.uclamp_eff_value(p, id);
-            *self.rqs[cpu].uclamp.values[id as usize]
-                .entry(v)
-                .or_insert(0) += 1;
-        }
-        self.rqs[cpu].uclamp.idle_max = None;
+        let values = [
+            self.uclamp_eff_value(p, UclampId::Min),
+            self.uclamp_eff_value(p, UclampId::Max),
+        ];
+        self.rqs[cpu].uclamp.count(values);
     }
 
     pub(crate) fn uclamp_rq_dec(&mut self, cpu: CpuId, p: TaskId) {
