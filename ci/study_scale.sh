@@ -6,10 +6,12 @@
 #   ci/study_scale.sh BIN NAME 'OLD' 'NEW1,NEW2,…' OUT [SEEDS] [JOBS]
 #   ci/study_scale.sh target/release/schedlab util-fits-capacity '-l 5000' \
 #       '-l 2000,-l 4000,-l 8000,-l 16000' /tmp/scale000 5 1
+# STUDY_FILE=F takes the study from F instead of studies/NAME.toml (a changed copy, as
+# ci/seed000_steady.sh writes). Runs whose key matches are taken from OUT/SCALE/runs.
 set -euo pipefail
 bin=$(realpath "$1"); name=$2; old=$3; news=$4; out=$5; seeds=${6:-5}; jobs=${7:-1}
 here=$(cd "$(dirname "$0")/.." && pwd)
-study="$here/studies/$name.toml"
+study="${STUDY_FILE:-$here/studies/$name.toml}"
 grep -qF -- "$old" "$study" || { echo "error: '$old' is not in $study" >&2; exit 2; }
 mkdir -p "$out"
 IFS=',' read -r -a scales <<< "$news"
@@ -23,7 +25,7 @@ open(dst, "w").write(open(src).read().replace(old, new))
 PY
   if [ ! -s "$dir/out.json" ]; then
     "$bin" study run "$name" --dir "$dir" -n "$seeds" -j "$jobs" --json "$dir/out.json" \
-      --runs "$dir/runs" > "$dir/table.txt"
+      --runs "$dir/runs" --resume > "$dir/table.txt"
   fi
 done
 python3 - "$out" "$news" "$("$bin" --version)" <<'PY'
@@ -33,12 +35,18 @@ dirs = [out / re.sub(r'[^A-Za-z0-9.]', '_', n) for n in news]
 docs = [json.load(open(d / 'out.json')) for d in dirs]
 print(f"| metric | tag | " + " | ".join(news) + " |")
 print("|---|---|" + "---|" * len(news))
+def row_of(d, metric, tag):
+    m = next((m for m in d['metrics'] if m['name'] == metric), None)
+    return next((r for r in m['rows'] if r['tag'] == tag), None) if m else None
 for mi, m in enumerate(docs[0]['metrics']):
     for ri, row in enumerate(m['rows']):
         cells = []
         for d in docs:
-            r = d['metrics'][mi]['rows'][ri]
-            if r['is_base']:
+            # A scale may run fewer variants: its cell for a missing one is blank.
+            r = row_of(d, m['name'], row['tag'])
+            if r is None:
+                cells.append('—')
+            elif r['is_base']:
                 cells.append(f"{r['mean']:.4g} ± {r['ci95']:.2g}")
             else:
                 star = '' if r['p_value'] is None or r['p_value'] >= 0.05 else ' *'

@@ -81,6 +81,11 @@ pub struct ScenarioArgs {
     /// 0us wakes sleepers exactly on time).
     #[arg(long, value_name = "DURATION")]
     timer_slack: Option<String>,
+    /// perf stat's counters (context switches, migrations, task clock, CPUs utilized) and
+    /// the workloads' counters per interval of simulated time, e.g. 100ms, as `perf stat
+    /// -I` prints them: a table in the report, `intervals` in the JSON.
+    #[arg(short = 'I', long, value_name = "DURATION")]
+    interval: Option<String>,
 }
 
 impl ScenarioArgs {
@@ -243,6 +248,7 @@ pub fn build_scenario(args: &ScenarioArgs) -> Result<Scenario, InputError> {
             text(&args.schedutil_rate_limit),
         ),
         ("timer_slack", "--timer-slack", text(&args.timer_slack)),
+        ("interval", "-I/--interval", text(&args.interval)),
     ];
     for (key, flag, value) in flags {
         if let Some(value) = value {

@@ -321,7 +321,10 @@ pub fn scenario(r: &mut Rng) -> String {
                 "boot_start = {}\n",
                 r.pick(&["true", "false", "0"])
             )),
-            17 => out.push_str(&format!("timer_slack = {}\n", quote(r.pick(DURATIONS)))),
+            17 => {
+                let key = r.pick(&["timer_slack", "interval"]);
+                out.push_str(&format!("{key} = {}\n", quote(r.pick(DURATIONS))));
+            }
             18 => out.push_str(&format!(
                 "schedutil_rate_limit = {}\n",
                 r.pick(&[

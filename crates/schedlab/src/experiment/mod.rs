@@ -7,6 +7,7 @@ pub mod cgroups_toml;
 mod collect_cpus;
 pub mod glob;
 pub mod group_setup;
+pub mod intervals;
 pub mod noise;
 pub mod parallel;
 pub mod report;

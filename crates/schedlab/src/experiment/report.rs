@@ -41,6 +41,7 @@ pub fn render_human(r: &RunResult) -> String {
 pub fn render_human_with(r: &RunResult, detail: Detail) -> String {
     let mut out = String::new();
     counters(&mut out, r);
+    intervals(&mut out, r);
     if detail.summarises(r) {
         super::report_summary::tasks(&mut out, r);
         approximate_latency_note(&mut out, r);
@@ -135,6 +136,31 @@ fn counters(out: &mut String, r: &RunResult) {
         }
         let _ = writeln!(out);
     }
+}
+
+/// `perf stat -I`'s view: each interval's counts, its end time first.
+fn intervals(out: &mut String, r: &RunResult) {
+    let Some(rows) = &r.intervals else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "  per interval:\n{:>18} {:>14} {:>12} {:>16} {:>8} {:>14}",
+        "time (s)", "switches", "migrations", "task-clock msec", "CPUs", "counters"
+    );
+    for row in rows {
+        let _ = writeln!(
+            out,
+            "{:>18} {:>14} {:>12} {:>16} {:>8.3} {:>14}",
+            group_fixed(row.end_ns, 1_000_000_000, 9),
+            group(row.context_switches),
+            group(row.cpu_migrations),
+            group_fixed(row.task_clock_ns, 1_000_000, 2),
+            row.cpus_utilized,
+            group(row.workload_counters)
+        );
+    }
+    let _ = writeln!(out);
 }
 
 fn tasks(out: &mut String, r: &RunResult) {

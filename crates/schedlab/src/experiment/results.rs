@@ -30,4 +30,11 @@ pub struct RunResult {
     /// Task groups other than the root, in creation order; absent without groups.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupResult>,
+    /// perf stat's counters per interval (`interval`); absent without.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<Vec<super::intervals::IntervalRow>>,
+    /// The intervals' middle half of work (a quarter to three quarters of the workloads'
+    /// counters); absent without intervals or counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub middle_half: Option<super::intervals::MiddleHalf>,
 }

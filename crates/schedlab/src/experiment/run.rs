@@ -292,9 +292,9 @@ pub fn execute_in_place(
     let every = invariant_every.unwrap_or_else(|| default_invariant_every(sim));
     sim.set_invariant_every(every);
     let started = Instant::now();
-    let reason = sim.run();
+    let (reason, intervals) = run_stepped(scenario, sim, None);
     let wall_s = started.elapsed().as_secs_f64();
-    collect(scenario, sim, reason.name(), wall_s)
+    with_intervals(collect(scenario, sim, reason.name(), wall_s), intervals)
 }
 
 /// As `execute`, calling `progress(now, stop_at, events)` after each thousandth of the
@@ -319,19 +319,68 @@ pub fn execute_in_place_with_progress(
     let every = invariant_every.unwrap_or_else(|| default_invariant_every(sim));
     sim.set_invariant_every(every);
     let started = Instant::now();
+    let (reason, intervals) = run_stepped(scenario, sim, Some(progress));
+    let wall_s = started.elapsed().as_secs_f64();
+    with_intervals(collect(scenario, sim, reason.name(), wall_s), intervals)
+}
+
+fn with_intervals(
+    mut result: RunResult,
+    intervals: Option<Vec<super::intervals::IntervalRow>>,
+) -> RunResult {
+    result.middle_half = intervals
+        .as_deref()
+        .and_then(super::intervals::MiddleHalf::of);
+    result.intervals = intervals;
+    result
+}
+
+/// Run to the end, stopping at each thousandth of the time span for `progress` and at each
+/// interval's end for the scenario's `interval` rows. Stepping `run_until` processes the
+/// same events in the same order as one call, so the run is the same either way.
+fn run_stepped(
+    scenario: &Scenario,
+    sim: &mut Simulation,
+    mut progress: Option<&mut dyn FnMut(Ns, Ns, u64)>,
+) -> (
+    crate::simulation::StopReason,
+    Option<Vec<super::intervals::IntervalRow>>,
+) {
+    let mut recorder = scenario
+        .interval_ns
+        .map(|ns| super::intervals::IntervalRecorder::new(sim, ns));
+    if progress.is_none() && recorder.is_none() {
+        return (sim.run(), None);
+    }
     let stop = sim.stop_at;
     let step = (stop.saturating_sub(sim.sched.now) / 1000).max(1);
-    let mut t = sim.sched.now;
-    while t < stop {
-        t = t.saturating_add(step).min(stop);
+    let mut next_progress = match progress {
+        Some(_) => sim.sched.now.saturating_add(step),
+        None => Ns::MAX,
+    };
+    loop {
+        let next_row = recorder.as_ref().map_or(Ns::MAX, |r| r.next_at());
+        let t = next_progress.min(next_row).min(stop);
         if sim.run_until(t) == crate::simulation::StopReason::AllExited {
             break;
         }
-        progress(t, stop, sim.events_processed);
+        if t == next_row && t < stop {
+            if let Some(r) = recorder.as_mut() {
+                r.sample(sim, t);
+            }
+        }
+        if let Some(p) = progress.as_mut() {
+            if t == next_progress || t == stop {
+                p(t, stop, sim.events_processed);
+                next_progress = t.saturating_add(step);
+            }
+        }
+        if t >= stop {
+            break;
+        }
     }
     let reason = sim.run();
-    let wall_s = started.elapsed().as_secs_f64();
-    collect(scenario, sim, reason.name(), wall_s)
+    (reason, recorder.map(|r| r.finish(sim)))
 }
 
 /// Invariants are checked every this many events in normal runs.
@@ -474,6 +523,8 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
         placement: s.placement,
         workloads,
         groups: group_results(s),
+        intervals: None,
+        middle_half: None,
     }
 }
 

@@ -58,6 +58,9 @@ pub struct Scenario {
     /// `--timer-slack` / `timer_slack = "50us"`: every task's timer slack (the kernel's
     /// default 50 µs; 0 fires every sleep exactly on time).
     pub timer_slack_ns: Ns,
+    /// `-I` / `interval = "100ms"`: perf stat's counters per interval of simulated time in
+    /// the result (`intervals`, docs/results.md); `None`: totals only.
+    pub interval_ns: Option<Ns>,
     /// The `[trace]` table / `--trace*` flags: the trace to write, if any. The run itself
     /// does not read it (a traced run is the same run); `experiment::trace_run::run_traced` writes it,
     /// as `schedlab run` does.
@@ -88,6 +91,7 @@ impl Default for Scenario {
             uclamp_leaked_min: None,
             schedutil_rate_limit_ns: None,
             timer_slack_ns: crate::sched::TIMER_SLACK_NS,
+            interval_ns: None,
             trace: None,
         }
     }

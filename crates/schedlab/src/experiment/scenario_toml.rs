@@ -53,6 +53,7 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "boot_start",
     "timer_slack",
     "uclamp_leaked_min",
+    "interval",
 ];
 
 /// Read and parse a scenario file; relative workload paths start at its folder.
@@ -281,6 +282,19 @@ fn set(sc: &mut Scenario, key: &str, value: &Value, src: Source) -> Result<(), I
                 }
             };
             sc.timer_slack_ns = parse_duration(s).map_err(|m| InputError::new(at(), m))?;
+        }
+        "interval" => {
+            let Value::String(s) = value else {
+                return Err(wrong_type(&at(), "a string with a unit", value)
+                    .with_fix("write e.g. interval = \"100ms\""));
+            };
+            let ns = parse_duration(s)
+                .map_err(|m| InputError::new(at(), m).with_fix("write e.g. 100ms or 1s"))?;
+            if ns == 0 {
+                return Err(InputError::new(at(), "the interval must be longer than 0")
+                    .with_fix("write e.g. interval = \"100ms\", or leave the key out"));
+            }
+            sc.interval_ns = Some(ns);
         }
         "tick_aligned" => match value {
             Value::Boolean(b) => sc.tick_aligned = *b,
