@@ -44,3 +44,11 @@ def test_result_report(tmp_path):
     r.report(tmp_path / "r.html")
     html = (tmp_path / "r.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and "Per-CPU timeline" in html and "<svg" in html
+
+
+def test_intervals_plot(tmp_path):
+    r = schedlab.run(**SCENARIO, settings={"interval": "5ms"})
+    plot.intervals(r, path=tmp_path / "iv.png")
+    assert written(tmp_path / "iv.png")
+    with pytest.raises(ValueError):
+        plot.intervals(schedlab.run(**SCENARIO))

@@ -90,3 +90,13 @@ def test_errors_carry_the_cli_message(cli, kwargs, flags):
     tail = cli_msg.split(": ", 1)[1] if cli_msg.startswith("-") else cli_msg
     assert tail in ours, (tail, ours)
     assert isinstance(e.value, ValueError)
+
+
+def test_intervals_are_the_cli_rows_and_leave_the_run_alone(cli, result):
+    r = schedlab.run(**SCENARIO, settings={"interval": "5ms"})
+    doc = __import__("json").loads(cli("run", *FLAGS, "-I", "5ms", "-q", "--json", "-").stdout)
+    assert r.raw["intervals"] == doc["intervals"] and r.middle_half == doc["middle_half"]
+    assert list(r.intervals["context_switches"]) == [x["context_switches"] for x in doc["intervals"]]
+    assert r.intervals["context_switches"].sum() == r.perf["context_switches"]
+    assert r.raw["tasks"] == result.raw["tasks"] and r.perf == result.perf
+    assert result.intervals.empty and result.middle_half == {}

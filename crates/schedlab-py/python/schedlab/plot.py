@@ -1,5 +1,5 @@
-"""Plotting helpers (matplotlib): who ran where, util/frequency over time, wake-up latency
-CDFs per task, A/B bars with confidence intervals. Each returns the Figure and, given
+"""Plotting helpers (matplotlib): who ran where, util/frequency over time, perf stat's
+counters per interval, wake-up latency CDFs per task, A/B bars with confidence intervals. Each returns the Figure and, given
 ``path``, saves it there (format from the suffix: .png, .svg, .pdf)."""
 
 from __future__ import annotations
@@ -91,6 +91,30 @@ def counters(trace: pd.DataFrame, names: Sequence[str] = ("util_avg", "freq_khz"
         ax.set_xlabel("time (ms)")
         if len(c):
             ax.legend(loc="upper right", fontsize="small")
+    return _done(fig, path)
+
+
+def intervals(
+    result,
+    names: Sequence[str] = ("context_switches", "cpu_migrations", "cpus_utilized", "workload_counters"),
+    path: PathLike = None,
+):
+    """A run's counters per interval (``Result.intervals``, the run made with
+    ``settings={"interval": ...}``) against simulated time, one panel each; the middle half
+    of work, when the run has one, shaded."""
+    rows = result.intervals
+    if rows.empty:
+        raise ValueError("the run has no intervals: run it with settings={'interval': '100ms'}")
+    plt = _plt()
+    fig, axes = plt.subplots(len(names), 1, sharex=True, figsize=(9, 2.2 * len(names)), squeeze=False)
+    t = rows["end_ns"] / 1e9
+    mid = result.middle_half
+    for ax, name in zip(axes[:, 0], names):
+        ax.step(t, rows[name], where="pre")
+        ax.set_ylabel(name.replace("_", " "))
+        if mid:
+            ax.axvspan(mid["from_ns"] / 1e9, mid["to_ns"] / 1e9, alpha=0.15)
+    axes[-1, 0].set_xlabel("simulated time (s), each value over the interval ending there")
     return _done(fig, path)
 
 

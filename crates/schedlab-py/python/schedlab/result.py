@@ -20,6 +20,8 @@ class Result:
 
     - ``tasks``, ``cpus``, ``groups``, ``sched_profile``: DataFrames, one row per task, CPU,
       task group, profiled kernel function (nested dicts as dotted columns);
+    - ``intervals``: perf stat's counters per interval (``settings={"interval": "100ms"}``),
+      one row per interval, empty without; ``middle_half``: their middle half of work;
     - ``perf``, ``energy``, ``scenario``, ``sim``, ``root_domain``, ``placement``: dicts;
     - ``workloads``: one dict per workload (the tool's own report section);
     - ``trace(events=..., window=...)``: the run's trace events as a DataFrame.
@@ -53,6 +55,14 @@ class Result:
     @property
     def sched_profile(self) -> pd.DataFrame:
         return self._frame("sched_profile")
+
+    @property
+    def intervals(self) -> pd.DataFrame:
+        return self._frame("intervals")
+
+    @property
+    def middle_half(self) -> Dict[str, Any]:
+        return dict(self.raw.get("middle_half") or {})
 
     @property
     def perf(self) -> Dict[str, Any]:
