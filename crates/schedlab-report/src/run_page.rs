@@ -1,11 +1,12 @@
-//! The page of one run: summary (scenario, perf counters, energy), the per-CPU timeline,
-//! util and frequency over time, wake-up latency distributions, and the per-task table.
+//! The page of one run: summary (scenario, perf counters, energy), perf stat's counters
+//! per interval (a run with `interval`), the per-CPU timeline, util and frequency over
+//! time, wake-up latency distributions, and the per-task table.
 //! Without trace rows the time plots are left out (a note says how to get them) and the
 //! latencies come from the result's percentiles.
 
 use crate::html::{cell, esc, kv, note, page, section, table};
 use crate::series::{cpu_counter, latency_cdfs, wakeup_latencies};
-use crate::svg::{bars, lines, Bar};
+use crate::svg::{bars, lines, Bar, Series};
 use crate::timeline::timeline;
 use schedlab::trace::read::TraceEvent;
 use serde_json::Value;
@@ -124,9 +125,49 @@ fn percentile_bars(doc: &Value) -> String {
     s
 }
 
+/// The result's `intervals` as step charts against time, one per counter; `None` for a
+/// run without them.
+fn interval_charts(doc: &Value) -> Option<String> {
+    let rows = doc.get("intervals")?.as_array()?;
+    let series = |key: &str| Series {
+        name: key.replace('_', " "),
+        points: rows
+            .iter()
+            .filter_map(|r| Some((r["end_ns"].as_f64()? / 1e6, r[key].as_f64()?)))
+            .collect(),
+        step: true,
+    };
+    let mut s = String::new();
+    for (title, keys, unit) in [
+        (
+            "Context switches and migrations per interval",
+            &["context_switches", "cpu_migrations"][..],
+            "count",
+        ),
+        ("CPUs utilized", &["cpus_utilized"][..], "CPUs"),
+        (
+            "Workload counters per interval",
+            &["workload_counters"][..],
+            "count",
+        ),
+    ] {
+        let all: Vec<Series> = keys.iter().map(|k| series(k)).collect();
+        s.push_str(&lines(
+            title,
+            &all,
+            "time (ms), each value over the interval ending there",
+            unit,
+        )?);
+    }
+    Some(s)
+}
+
 /// The whole page.
 pub fn render_run(doc: &Value, trace: Option<&[TraceEvent]>, title: &str) -> String {
     let mut body = section("Summary", &summary(doc));
+    if let Some(charts) = interval_charts(doc) {
+        body.push_str(&section("Per interval (perf stat -I)", &charts));
+    }
     match trace {
         Some(rows) if !rows.is_empty() => {
             match timeline(rows) {
@@ -179,4 +220,25 @@ pub fn render_run(doc: &Value, trace: Option<&[TraceEvent]>, title: &str) -> Str
     }
     body.push_str(&section("Tasks", &task_table(doc)));
     page(title, &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_with_intervals_gets_their_charts_and_one_without_does_not() {
+        let row = |end: u64, sw: u64| {
+            serde_json::json!({"end_ns": end, "context_switches": sw, "cpu_migrations": 1,
+                "task_clock_ns": 5, "cpus_utilized": 0.5, "workload_counters": 3})
+        };
+        let with = serde_json::json!({"intervals": [row(10, 4), row(20, 6)]});
+        let charts = interval_charts(&with).unwrap();
+        assert_eq!(charts.matches("<svg").count(), 3);
+        assert!(charts.contains("context switches") && charts.contains("cpus utilized"));
+        assert!(render_run(&with, None, "t").contains("Per interval (perf stat -I)"));
+        let without = serde_json::json!({"perf": {}});
+        assert!(interval_charts(&without).is_none());
+        assert!(!render_run(&without, None, "t").contains("Per interval"));
+    }
 }
