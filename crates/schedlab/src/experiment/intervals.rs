@@ -29,6 +29,22 @@ struct Totals {
     counters: u64,
 }
 
+/// perf stat's context-switch and migration counts over every task so far.
+pub(crate) fn perf_counts(s: &crate::sched::Sched) -> (u64, u64) {
+    let switches = s.tasks.iter().map(|t| t.stats.perf_switches).sum();
+    let migrations = s.tasks.iter().map(|t| t.stats.perf_migrations).sum();
+    (switches, migrations)
+}
+
+/// perf's "CPUs utilized": task clock over elapsed time (0 over no time).
+pub(crate) fn cpus_utilized(task_clock_ns: u64, span_ns: Ns) -> f64 {
+    if span_ns == 0 {
+        0.0
+    } else {
+        task_clock_ns as f64 / span_ns as f64
+    }
+}
+
 impl Totals {
     /// The totals at `at`, no event being due before it: a running task's CPU time up to
     /// `at` is read from its entity's last charge (`exec_start`), not charged, since an
@@ -46,10 +62,11 @@ impl Totals {
                 task_clock += at.saturating_sub(e.exec_start);
             }
         }
+        let (switches, migrations) = perf_counts(s);
         Totals {
             at,
-            switches: s.tasks.iter().map(|t| t.stats.perf_switches).sum(),
-            migrations: s.tasks.iter().map(|t| t.stats.perf_migrations).sum(),
+            switches,
+            migrations,
             task_clock,
             counters: sim.probes().counters.iter().sum(),
         }
@@ -63,11 +80,7 @@ impl Totals {
             context_switches: self.switches - before.switches,
             cpu_migrations: self.migrations - before.migrations,
             task_clock_ns,
-            cpus_utilized: if span == 0 {
-                0.0
-            } else {
-                task_clock_ns as f64 / span as f64
-            },
+            cpus_utilized: cpus_utilized(task_clock_ns, span),
             workload_counters: self.counters - before.counters,
         }
     }
@@ -157,19 +170,20 @@ impl MiddleHalf {
         let sum = |f: fn(&IntervalRow) -> u64| -> u64 { window.iter().map(f).sum() };
         let (from_ns, to_ns) = (rows[first].end_ns, rows[last].end_ns);
         let counters = sum(|r| r.workload_counters);
+        let (switches, migrations) = (sum(|r| r.context_switches), sum(|r| r.cpu_migrations));
         let task_clock_ns = sum(|r| r.task_clock_ns);
         let per = |n: u64| n as f64 / counters as f64;
         Some(MiddleHalf {
             from_ns,
             to_ns,
             workload_counters: counters,
-            context_switches: sum(|r| r.context_switches),
-            cpu_migrations: sum(|r| r.cpu_migrations),
+            context_switches: switches,
+            cpu_migrations: migrations,
             task_clock_ns,
-            cpus_utilized: task_clock_ns as f64 / (to_ns - from_ns) as f64,
+            cpus_utilized: cpus_utilized(task_clock_ns, to_ns - from_ns),
             ns_per_counter: per(to_ns - from_ns),
-            switches_per_counter: per(sum(|r| r.context_switches)),
-            migrations_per_counter: per(sum(|r| r.cpu_migrations)),
+            switches_per_counter: per(switches),
+            migrations_per_counter: per(migrations),
         })
     }
 }

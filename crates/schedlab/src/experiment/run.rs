@@ -438,6 +438,7 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
         })
         .collect();
     let task_clock_ns: u64 = tasks.iter().map(|t| t.cpu_time_ns).sum();
+    let (context_switches, cpu_migrations) = super::intervals::perf_counts(s);
     let (cpus, energy) = super::collect_cpus::cpu_results(s);
     let view = RunView {
         tasks: &tasks,
@@ -492,14 +493,10 @@ fn collect(scenario: &Scenario, sim: &Simulation, stop: &str, wall_s: f64) -> Ru
             invariant_messages: s.invariant_messages.clone(),
         },
         perf: PerfStat {
-            context_switches: s.tasks.iter().map(|t| t.stats.perf_switches).sum(),
-            cpu_migrations: s.tasks.iter().map(|t| t.stats.perf_migrations).sum(),
+            context_switches,
+            cpu_migrations,
             task_clock_ns,
-            cpus_utilized: if time_ns == 0 {
-                0.0
-            } else {
-                task_clock_ns as f64 / time_ns as f64
-            },
+            cpus_utilized: super::intervals::cpus_utilized(task_clock_ns, time_ns),
         },
         tasks,
         cpus,
