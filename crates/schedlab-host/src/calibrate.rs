@@ -6,6 +6,7 @@
 
 use crate::rtapp_exec::{now_ns, sleep_until, spin_loops};
 use crate::sched_attr::set_affinity;
+use schedlab::userspace::objects::unix_socket::skb_truesize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -178,6 +179,81 @@ fn message_costs(socket: bool, bytes: usize, rounds: usize) -> (Vec<f64>, Vec<f6
     close(a);
     close(b);
     (ws, rs)
+}
+
+/// Per-message cost (ns) of 100-B writes and reads on AF_UNIX stream sockets with
+/// `depth` messages queued on each of `channels` sockets, on CPU 0: a round writes
+/// `depth` to every socket in turn, then reads every socket empty, so an skb is read
+/// (and its slab object reused) after about channels × depth others. The first round
+/// warms up; the mean write and read cost over the others. None if a write would block
+/// (a send buffer smaller than `depth` skbs).
+fn deep_socket_costs(channels: usize, depth: usize, rounds: usize) -> Option<(f64, f64)> {
+    std::thread::spawn(move || {
+        let _ = set_affinity(&[0]);
+        let mut pairs = Vec::new();
+        for _ in 0..channels {
+            let mut fds = [0i32; 2];
+            // SAFETY: fills the array with two new fds.
+            let rc = unsafe {
+                libc::socketpair(
+                    libc::AF_UNIX,
+                    libc::SOCK_STREAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
+                    0,
+                    fds.as_mut_ptr(),
+                )
+            };
+            if rc != 0 {
+                break;
+            }
+            pairs.push((fds[0], fds[1]));
+        }
+        let mut buf = [0u8; 100];
+        let moved = |fd: i32, buf: &mut [u8; 100], write: bool| {
+            let p = buf.as_mut_ptr() as *mut libc::c_void;
+            // SAFETY: a valid 100-B buffer and our own fd.
+            let n = unsafe {
+                if write {
+                    libc::write(fd, p, 100)
+                } else {
+                    libc::read(fd, p, 100)
+                }
+            };
+            n == 100
+        };
+        let mut ok = pairs.len() == channels;
+        let (mut ws, mut rs) = (0.0, 0.0);
+        for round in 0..=rounds {
+            if !ok {
+                break;
+            }
+            let t0 = now_ns();
+            for _ in 0..depth {
+                for &(a, _) in &pairs {
+                    ok &= moved(a, &mut buf, true);
+                }
+            }
+            let t1 = now_ns();
+            for &(_, b) in &pairs {
+                for _ in 0..depth {
+                    ok &= moved(b, &mut buf, false);
+                }
+            }
+            let t2 = now_ns();
+            if round > 0 {
+                ws += (t1 - t0) as f64;
+                rs += (t2 - t1) as f64;
+            }
+        }
+        for (a, b) in pairs {
+            close(a);
+            close(b);
+        }
+        let n = (channels * depth * rounds.max(1)) as f64;
+        ok.then_some((ws / n, rs / n))
+    })
+    .join()
+    .ok()
+    .flatten()
 }
 
 /// Time (ns) inside one 100-byte write + read pair on one pipe or socket. With one CPU,
@@ -666,6 +742,65 @@ pub fn fixed_msg_ns(measured_ns: f64, bytes: f64, copy_per_kib: f64) -> f64 {
     (measured_ns - bytes * copy_per_kib / 1024.0).max(0.0)
 }
 
+/// The footprints the socket cache fit measures, as (write key, read key, depth): 80
+/// sockets with `depth` 100-B messages each (ci/probes/msg_depth.c's 200 × 80 the
+/// deepest); each value is the extra cost a message over the same loop with 2 messages
+/// a socket, measured back to back (this guest's speed drifts by ±20 % between seconds).
+pub const DEEP_SOCKET_POINTS: [(&str, &str, usize); 3] = [
+    ("socket_write_extra_960_ns", "socket_read_extra_960_ns", 12),
+    (
+        "socket_write_extra_4000_ns",
+        "socket_read_extra_4000_ns",
+        50,
+    ),
+    (
+        "socket_write_extra_16000_ns",
+        "socket_read_extra_16000_ns",
+        200,
+    ),
+];
+/// Sockets of the footprint measurements.
+pub const DEEP_SOCKET_CHANNELS: usize = 80;
+
+/// The model's socket footprint cost (Costs::socket_send_cold_ns) fitted to measured
+/// footprints: `points` are (F bytes of skbs in flight on one core, extra write ns,
+/// extra read ns a message over the hot loop). The model's extra is A × (1 − C ÷ F)
+/// above C and nothing below it; C is the least-squares fit of the summed extras over
+/// 400 log-spaced values from 4 KiB to the largest F, and each side's A the
+/// least-squares factor at that C. Returns (C bytes, A send ns, A receive ns); a
+/// footprint that costs nothing gives zeros.
+pub fn fit_socket_cold(points: &[(f64, f64, f64)]) -> (f64, f64, f64) {
+    let f_max = points.iter().map(|p| p.0).fold(0.0, f64::max);
+    let g = |c: f64, f: f64| (1.0 - c / f).max(0.0);
+    let factor = |c: f64, e: &dyn Fn(&(f64, f64, f64)) -> f64| {
+        let (num, den) = points.iter().fold((0.0, 0.0), |(n, d), p| {
+            (n + e(p) * g(c, p.0), d + g(c, p.0).powi(2))
+        });
+        if den > 0.0 {
+            (num / den).max(0.0)
+        } else {
+            0.0
+        }
+    };
+    let sum = |p: &(f64, f64, f64)| p.1 + p.2;
+    let error = |c: f64| {
+        let a = factor(c, &sum);
+        points
+            .iter()
+            .map(|p| (sum(p) - a * g(c, p.0)).powi(2))
+            .sum::<f64>()
+    };
+    if f_max <= 4096.0 || factor(0.0, &sum) <= 0.0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let steps = 400;
+    let cache = (0..steps)
+        .map(|i| 4096.0 * (f_max / 4096.0).powf(i as f64 / steps as f64))
+        .min_by(|&a, &b| error(a).total_cmp(&error(b)))
+        .unwrap_or(0.0);
+    (cache, factor(cache, &|p| p.1), factor(cache, &|p| p.2))
+}
+
 /// Put the measured medians into the machine's `[costs]` (the keys nothing measured keep
 /// their values): the scheduler's hardware costs and the per-operation costs the front
 /// ends read.
@@ -700,6 +835,19 @@ pub fn apply_costs(c: &Calibration, costs: &mut schedlab::machine::Costs) {
     set(&mut costs.matrix_mac_ps, med("schbench_mac_ps"));
     set(&mut costs.spin_loop_ps, med("spin_loop_ps"));
     set(&mut costs.thread_create_ns, med("thread_create_ns"));
+    let points: Option<Vec<(f64, f64, f64)>> = DEEP_SOCKET_POINTS
+        .iter()
+        .map(|&(w, r, depth)| {
+            let f = (DEEP_SOCKET_CHANNELS * depth) as f64 * skb_truesize(100) as f64;
+            Some((f, med(w)?, med(r)?))
+        })
+        .collect();
+    if let Some(points) = points {
+        let (cache, send, recv) = fit_socket_cold(&points);
+        set(&mut costs.socket_cache_bytes, Some(cache));
+        set(&mut costs.socket_send_cold_ns, Some(send));
+        set(&mut costs.socket_recv_cold_ns, Some(recv));
+    }
 }
 
 /// Put the measured line transfer between CPUs 0 and 1 into the `cacheline_*` cost of
@@ -842,6 +990,34 @@ pub fn calibrate(quick: bool) -> Calibration {
             samples: futex_wake_ns(10 * k),
         },
     ];
+    let mut extras = vec![(Vec::new(), Vec::new()); DEEP_SOCKET_POINTS.len()];
+    let n = DEEP_SOCKET_CHANNELS;
+    for _ in 0..2 * k + 2 {
+        let Some(hot) = deep_socket_costs(n, 2, 100) else {
+            break;
+        };
+        for (i, &(_, _, depth)) in DEEP_SOCKET_POINTS.iter().enumerate() {
+            // About as many messages as the hot loop's 16,000.
+            if let Some(deep) = deep_socket_costs(n, depth, (200 / depth).max(3)) {
+                extras[i].0.push(deep.0 - hot.0);
+                extras[i].1.push(deep.1 - hot.1);
+            }
+        }
+    }
+    for ((wkey, rkey, _), (w, r)) in DEEP_SOCKET_POINTS.into_iter().zip(extras) {
+        if !w.is_empty() {
+            measures.push(Measure {
+                key: wkey,
+                unit: "ns",
+                samples: w,
+            });
+            measures.push(Measure {
+                key: rkey,
+                unit: "ns",
+                samples: r,
+            });
+        }
+    }
     let plain = crate::compare::summary(&waker_cpu_ns(None, 40 * k)).0;
     let local_wake = waker_cpu_ns(Some(0), 40 * k);
     let lw = crate::compare::summary(&local_wake).0;
@@ -1030,6 +1206,34 @@ mod tests {
     }
 
     #[test]
+    fn the_socket_footprint_fit_recovers_the_models_parameters() {
+        // Extras the model itself gives with C = 600 KB, A = 300 (send) and 700 (receive).
+        let model = |f: f64| (1.0 - 600_000.0 / f).max(0.0);
+        let points: Vec<(f64, f64, f64)> = [737_280.0, 3_072_000.0, 12_288_000.0]
+            .iter()
+            .map(|&f| (f, 300.0 * model(f), 700.0 * model(f)))
+            .collect();
+        let (c, send, recv) = fit_socket_cold(&points);
+        // The grid's nearest value (log steps of 1.9 % from 4 KiB to 12.3 MB).
+        assert!((c - 600_000.0).abs() < 0.01 * 600_000.0, "{c}");
+        assert!(
+            (send - 300.0).abs() < 3.0 && (recv - 700.0).abs() < 7.0,
+            "{send} {recv}"
+        );
+        // A footprint that costs nothing (or less than the hot loop: noise) fits zeros.
+        let flat = [(737_280.0, -20.0, 5.0), (12_288_000.0, 3.0, -30.0)];
+        assert_eq!(fit_socket_cold(&flat), (0.0, 0.0, 0.0));
+        // Saturated already at the smallest footprint: the cache lies below it.
+        let (c, send, recv) = fit_socket_cold(&[
+            (737_280.0, 200.0, 400.0),
+            (3_072_000.0, 200.0, 400.0),
+            (12_288_000.0, 200.0, 400.0),
+        ]);
+        assert!(c < 20_000.0, "{c}");
+        assert!((send - 200.0).abs() < 2.0 && (recv - 400.0).abs() < 2.0);
+    }
+
+    #[test]
     fn calibration_goes_into_costs() {
         let m = |key, v: f64| Measure {
             key,
@@ -1054,6 +1258,13 @@ mod tests {
                 m("socket_bounce_ns", 183.5),
                 // Recorded on the same host (caller CPU time, median of 80).
                 m("thread_create_ns", 13_180.4),
+                // This session's 2-vCPU Zen 3 guest (medians of 10 paired runs).
+                m("socket_write_extra_960_ns", 169.4),
+                m("socket_read_extra_960_ns", 268.4),
+                m("socket_write_extra_4000_ns", 367.4),
+                m("socket_read_extra_4000_ns", 641.5),
+                m("socket_write_extra_16000_ns", 350.3),
+                m("socket_read_extra_16000_ns", 788.8),
             ],
             kernel: KernelSettings::default(),
         };
@@ -1070,6 +1281,15 @@ mod tests {
         assert_eq!((costs.sched_wakeup_ns, costs.ipi_send_ns), (1_600, 8_200));
         assert_eq!((costs.pipe_bounce_ns, costs.socket_bounce_ns), (618, 184));
         assert_eq!(costs.thread_create_ns, 13_180);
+        // The machine file that run wrote has 461170, 399, 785 (from unrounded medians).
+        assert_eq!(
+            (
+                costs.socket_cache_bytes,
+                costs.socket_send_cold_ns,
+                costs.socket_recv_cold_ns
+            ),
+            (461_170, 398, 785)
+        );
         // Not measured: kept.
         assert_eq!(costs.process_create_ns, 60_000);
         assert_eq!(costs.wakeup_ipi_ns, 5_000);

@@ -1,4 +1,4 @@
-//! Blocking objects in the workload IR: pipes, mutexes, barriers, wait queues.
+//! Blocking objects in the workload IR: pipes, sockets, mutexes, barriers, wait queues.
 
 mod common;
 
@@ -269,4 +269,40 @@ fn ops_on_the_wrong_kind_of_object_are_rejected() {
         panic!("accepted a lock on a wait queue");
     };
     assert!(e.to_string().contains("is not a mutex"), "{e}");
+}
+
+#[test]
+fn skbs_beyond_the_caches_cost_their_share_of_the_cold_cost() {
+    // One task on one core queues 200 messages of 100 B on a socket (768 B of truesize
+    // each) and reads them back, then works 1 µs, which takes every cold charge.
+    let program = [
+        repeat(200, vec![Op::Write { obj: 0, bytes: 100 }]),
+        repeat(200, vec![Op::Read { obj: 0, bytes: 100 }]),
+        vec![Op::Run { work_ns: US }],
+    ]
+    .concat();
+    let cpu_time = |send: u64, recv: u64, cache: u64| {
+        let sc = scenario("smp:1", 1);
+        let wl = Workload {
+            tasks: vec![t("w", 0, program.clone())],
+            objects: vec![ObjectSpec::unix_stream()],
+            ..Workload::default()
+        };
+        let mut machine = schedlab::machine::build::Shape::flat("1x1", 1, 1).build();
+        machine.costs.socket_send_cold_ns = send;
+        machine.costs.socket_recv_cold_ns = recv;
+        machine.costs.socket_cache_bytes = cache;
+        let sim = schedlab::experiment::run::prepare_on(&sc, machine, wl).unwrap();
+        let r = execute(&sc, sim, Some(1));
+        assert_eq!(r.sim.invariant_violations, 0);
+        r.tasks[0].cpu_time_ns
+    };
+    let base = cpu_time(0, 0, 0);
+    // The caches hold 50 skbs: the k-th send has k skbs in flight and so has the read
+    // that leaves k − 1, each charging ⌊cold × (768 k − 38,400) ÷ 768 k⌋ once k > 50.
+    let share = |cold: u64, k: u64| cold * (768 * k - 38_400) / (768 * k);
+    let expected: u64 = (51..=200).map(|k| share(300, k) + share(700, k)).sum();
+    assert_eq!(cpu_time(300, 700, 38_400) - base, expected);
+    // Caches that hold all 200: nothing.
+    assert_eq!(cpu_time(300, 700, 200 * 768), base);
 }

@@ -168,6 +168,18 @@ pub struct Costs {
     /// … of a socket send or receive (the receive queue's lock, the peer's state lock,
     /// sk_wmem_alloc). Default 160 ns (assumed as above); the guests measure ≈ 185.
     pub socket_bounce_ns: Ns,
+    /// Extra CPU time of a socket send per skb it queues when the skbs in flight no
+    /// longer fit the caches: `socket_send_cold_ns` × (1 − `socket_cache_bytes` ÷ the
+    /// truesize of every AF_UNIX skb in flight per core), nothing while they fit. The
+    /// skb's head, data and shared info, and the slab's free lists, come from beyond the
+    /// core's caches (docs/model.md, "AF_UNIX stream sockets"). Default 0 (off: not
+    /// measured for the presets); `capture --calibrate` fits the three on the host.
+    pub socket_send_cold_ns: Ns,
+    /// … of a socket receive, per skb it consumes. Default 0.
+    pub socket_recv_cold_ns: Ns,
+    /// The bytes of skbs in flight per core that the caches hold (see
+    /// `socket_send_cold_ns`). Default 0.
+    pub socket_cache_bytes: u64,
     /// Copying payload in or out of the kernel, per KiB beyond the small message: 60 ns.
     pub copy_ns_per_kib: Ns,
     /// A hackbench / perf-bench-messaging worker's hot state besides its message buffer
@@ -215,6 +227,9 @@ impl Default for Costs {
             socket_recv_ns: 700,
             pipe_bounce_ns: 160,
             socket_bounce_ns: 160,
+            socket_send_cold_ns: 0,
+            socket_recv_cold_ns: 0,
+            socket_cache_bytes: 0,
             copy_ns_per_kib: 60,
             messaging_state_bytes: 4096,
             futex_wake_ns: 200,

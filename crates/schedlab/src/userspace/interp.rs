@@ -68,6 +68,8 @@ pub struct Interpreter {
     pub stuck: Vec<String>,
     /// Pipes, mutexes, barriers and wait queues.
     pub objs: Vec<ObjState>,
+    /// The truesize of every AF_UNIX skb queued on the machine.
+    skbs_in_flight: objects::SkbsInFlight,
     /// When each task was last woken through an object, until a `Record` consumes it.
     woken_at: Vec<Option<Ns>>,
     pub probes: Probes,
@@ -134,6 +136,7 @@ impl Interpreter {
             timers: vec![None; workload.timers.len()],
             stuck: Vec::new(),
             objs: workload.objects.iter().map(ObjState::new).collect(),
+            skbs_in_flight: objects::SkbsInFlight::default(),
             woken_at: vec![None; workload.tasks.len()],
             probes: Probes {
                 counters: vec![0; workload.counters.len()],
@@ -241,14 +244,20 @@ impl Interpreter {
                 Op::Write { obj, bytes } => {
                     let o = &mut self.objs[*obj];
                     let mut w = waker(sched, cpu, &mut self.woken_at);
-                    if objects::stream_write(&mut w, o, &mut st.io, p, *bytes) == Outcome::Block {
+                    let skbs = &mut self.skbs_in_flight;
+                    if objects::stream_write(&mut w, o, skbs, &mut st.io, p, *bytes)
+                        == Outcome::Block
+                    {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
                 Op::Read { obj, bytes } => {
                     let o = &mut self.objs[*obj];
                     let mut w = waker(sched, cpu, &mut self.woken_at);
-                    if objects::stream_read(&mut w, o, &mut st.io, p, *bytes) == Outcome::Block {
+                    let skbs = &mut self.skbs_in_flight;
+                    if objects::stream_read(&mut w, o, skbs, &mut st.io, p, *bytes)
+                        == Outcome::Block
+                    {
                         return block_and_retry(sched, st, cpu);
                     }
                 }

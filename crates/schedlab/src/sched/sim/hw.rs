@@ -45,6 +45,11 @@ impl Sched {
             .collect();
     }
 
+    /// The machine's cores (SMT siblings counted once): `smt_busy` has one entry a core.
+    pub fn nr_cores(&self) -> u64 {
+        self.smt_busy.len() as u64
+    }
+
     /// Cache Machine::speed of domain `d`'s CPUs (after its frequency changed).
     pub(crate) fn refresh_base_speed(&mut self, d: usize) {
         for &cpu in &self.machine.freq_domains[d].cpus {

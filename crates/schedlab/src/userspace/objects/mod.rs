@@ -11,7 +11,7 @@ pub mod unix_socket;
 pub use hint_session::HintSession;
 pub use pipe::{Pipe, PAGE_SIZE, PIPE_BUF};
 pub use request_list::RequestList;
-pub use unix_socket::UnixStream;
+pub use unix_socket::{SkbsInFlight, UnixStream};
 
 use crate::machine::CpuId;
 use crate::sched::{Sched, TaskId, TaskState};
@@ -214,6 +214,7 @@ pub struct OpProgress {
 pub fn stream_write(
     w: &mut Waker,
     obj: &mut ObjState,
+    skbs: &mut SkbsInFlight,
     prog: &mut OpProgress,
     p: TaskId,
     bytes: u64,
@@ -221,7 +222,7 @@ pub fn stream_write(
     touch_lines(w, obj, p);
     match obj {
         ObjState::Pipe(pipe) => pipe.write(w, prog, p, bytes),
-        ObjState::UnixStream(sock) => sock.write(w, prog, p, bytes),
+        ObjState::UnixStream(sock) => sock.write(w, skbs, prog, p, bytes),
         _ => unreachable!("validated: a write targets a pipe or socket"),
     }
 }
@@ -230,6 +231,7 @@ pub fn stream_write(
 pub fn stream_read(
     w: &mut Waker,
     obj: &mut ObjState,
+    skbs: &mut SkbsInFlight,
     prog: &mut OpProgress,
     p: TaskId,
     bytes: u64,
@@ -237,7 +239,7 @@ pub fn stream_read(
     touch_lines(w, obj, p);
     match obj {
         ObjState::Pipe(pipe) => pipe.read(w, prog, p, bytes),
-        ObjState::UnixStream(sock) => sock.read(w, prog, p, bytes),
+        ObjState::UnixStream(sock) => sock.read(w, skbs, prog, p, bytes),
         _ => unreachable!("validated: a read targets a pipe or socket"),
     }
 }

@@ -15,6 +15,10 @@
 //!   being the bytes in flight + 2 at that point (the base reference and the one
 //!   sock_wfree keeps across the call).
 //!
+//! - With many skbs in flight their lines leave the core's caches: each skb a send
+//!   queues and each a receive consumes costs extra CPU time (`cold_skb_ns`), from the
+//!   truesize of every skb in flight on the machine (`SkbsInFlight`).
+//!
 //! truesize, as sock_alloc_send_pskb → alloc_skb_with_frags builds the skb on x86-64:
 //! the linear head of `h` bytes is a kmalloc of SKB_DATA_ALIGN(h) + 320 (struct
 //! skb_shared_info, 64-byte aligned) rounded up to its slab size, plus 256 for struct
@@ -25,7 +29,35 @@
 use super::{OpProgress, Outcome, WaitHead, Waker};
 use crate::sched::fair::class::wf;
 use crate::sched::TaskId;
+use crate::time::Ns;
 use std::collections::VecDeque;
+
+/// The truesize of every AF_UNIX skb queued on the machine, in bytes: the footprint that
+/// decides whether a send or receive finds its skb's lines in the caches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SkbsInFlight(pub u64);
+
+/// The extra CPU time of touching one skb with `in_flight` bytes of skbs queued on a
+/// machine of `cores` cores whose caches hold `cache_bytes` of them a core: `cold_ns` ×
+/// the share of the bytes beyond what the caches hold, (F − cache_bytes·cores) ÷ F, and
+/// nothing while they fit (Costs::socket_send_cold_ns; docs/model.md).
+pub fn cold_skb_ns(cold_ns: Ns, cache_bytes: u64, cores: u64, in_flight: u64) -> Ns {
+    let held = u128::from(cache_bytes) * u128::from(cores);
+    let f = u128::from(in_flight);
+    if cold_ns == 0 || f <= held {
+        return 0;
+    }
+    (u128::from(cold_ns) * (f - held) / f) as Ns
+}
+
+/// Charge task `p` for touching one skb with `in_flight` bytes queued (`cold_ns` being
+/// the machine's send or receive figure), as extra work like a hot line's bounce.
+fn charge_cold(w: &mut Waker, p: TaskId, cold_ns: Ns, in_flight: u64) {
+    let costs = &w.sched.machine.costs;
+    let cores = w.sched.nr_cores();
+    let ns = cold_skb_ns(cold_ns, costs.socket_cache_bytes, cores, in_flight);
+    w.sched.tasks[p].sim.cache_penalty_ns += ns;
+}
 
 const PAGE_SIZE: u64 = 4096;
 /// SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on x86-64 (MAX_SKB_FRAGS 17).
@@ -125,6 +157,7 @@ impl UnixStream {
     pub fn write(
         &mut self,
         w: &mut Waker,
+        skbs: &mut SkbsInFlight,
         prog: &mut OpProgress,
         p: TaskId,
         bytes: u64,
@@ -144,6 +177,8 @@ impl UnixStream {
                 len: size,
                 truesize,
             });
+            skbs.0 += truesize;
+            charge_cold(w, p, w.sched.machine.costs.socket_send_cold_ns, skbs.0);
             left -= size;
             // other->sk_data_ready: sock_def_readable wakes every sleeper, sync.
             self.rd_wait.wake(w, 0, wf::SYNC);
@@ -153,7 +188,14 @@ impl UnixStream {
     }
 
     /// unix_stream_recvmsg until `bytes` have been read (over partial reads).
-    pub fn read(&mut self, w: &mut Waker, prog: &mut OpProgress, p: TaskId, bytes: u64) -> Outcome {
+    pub fn read(
+        &mut self,
+        w: &mut Waker,
+        skbs: &mut SkbsInFlight,
+        prog: &mut OpProgress,
+        p: TaskId,
+        bytes: u64,
+    ) -> Outcome {
         let mut left = prog.bytes_left.unwrap_or(bytes);
         while left > 0 {
             let Some(skb) = self.queue.front_mut() else {
@@ -167,6 +209,8 @@ impl UnixStream {
                 let truesize = skb.truesize;
                 self.queue.pop_front();
                 self.wmem_alloc -= truesize;
+                charge_cold(w, p, w.sched.machine.costs.socket_recv_cold_ns, skbs.0);
+                skbs.0 -= truesize;
                 if (self.wmem_alloc + 2) << 2 <= self.sndbuf {
                     self.wr_wait.wake(w, 0, wf::SYNC);
                 }
@@ -195,6 +239,23 @@ impl UnixStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cold_skb_costs_the_share_of_the_footprint_beyond_the_caches() {
+        // 1 MiB held a core on 2 cores: nothing up to 2 MiB in flight.
+        let mib = 1 << 20;
+        assert_eq!(cold_skb_ns(800, mib, 2, 0), 0);
+        assert_eq!(cold_skb_ns(800, mib, 2, 2 * mib), 0);
+        // 8 MiB in flight: three quarters of the skbs' lines are beyond the caches.
+        assert_eq!(cold_skb_ns(800, mib, 2, 8 * mib), 600);
+        // Rounded down: 800 × (3 MiB − 2 MiB) ÷ 3 MiB = 266.67.
+        assert_eq!(cold_skb_ns(800, mib, 2, 3 * mib), 266);
+        // Off (the presets' 0), and no cache at all: every skb pays the whole cost.
+        assert_eq!(cold_skb_ns(0, mib, 2, 64 * mib), 0);
+        assert_eq!(cold_skb_ns(800, 0, 2, 768), 800);
+        // No overflow at a terabyte in flight.
+        assert_eq!(cold_skb_ns(1_000, 0, 4096, 1 << 40), 1_000);
+    }
 
     #[test]
     fn truesize_matches_siocoutq_on_a_618_host() {
