@@ -73,15 +73,23 @@ fn calibrated_machine(
         .map_err(|e| CliError::Io(format!("{}: cannot write: {e}", path.display())))?;
     if verbose {
         let mut err = std::io::stderr().lock();
+        // The longest key sets the first column (the socket footprint's are 27 wide).
+        let w = cal
+            .measures
+            .iter()
+            .map(|m| m.key.len())
+            .max()
+            .unwrap_or(0)
+            .max(20);
         writeln!(
             err,
-            "{:<20} {:>12} {:>12} {:>12}  unit",
+            "{:<w$} {:>12} {:>12} {:>12}  unit",
             "value", "median", "min", "max"
         )?;
         for m in &cal.measures {
             writeln!(
                 err,
-                "{:<20} {:>12.1} {:>12.1} {:>12.1}  {}",
+                "{:<w$} {:>12.1} {:>12.1} {:>12.1}  {}",
                 m.key,
                 m.median(),
                 m.min(),
