@@ -3,6 +3,8 @@
  * Each round writes DEPTH 100-byte messages to each of N channels, then reads them all
  * back; the first round warms up and is not counted.
  *   cc -O2 -o msg_depth ci/probes/msg_depth.c && taskset -c 0 ./msg_depth DEPTH N [pipe]
+ * ROUNDS=K in the environment sets the counted rounds (default 200000 / (DEPTH * N), at
+ * least 5), so loops of different depths can be timed back to back on a drifting guest.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,8 @@ int main(int argc, char **argv)
 	int rounds = 200000 / (depth * n);
 	if (rounds < 5)
 		rounds = 5;
+	if (getenv("ROUNDS") && atoi(getenv("ROUNDS")) > 0)
+		rounds = atoi(getenv("ROUNDS"));
 	double w = 0, r = 0;
 	long msgs = 0;
 	for (int k = 0; k < rounds; k++) {
