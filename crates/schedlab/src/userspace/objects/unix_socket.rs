@@ -53,6 +53,10 @@ pub fn cold_skb_ns(cold_ns: Ns, cache_bytes: u64, cores: u64, in_flight: u64) ->
 /// Charge task `p` for touching one skb with `in_flight` bytes queued (`cold_ns` being
 /// the machine's send or receive figure), as extra work like a hot line's bounce.
 fn charge_cold(w: &mut Waker, p: TaskId, cold_ns: Ns, in_flight: u64) {
+    // Off on every preset: leave the task's state untouched on the hot path.
+    if cold_ns == 0 {
+        return;
+    }
     let costs = &w.sched.machine.costs;
     let cores = w.sched.nr_cores();
     let ns = cold_skb_ns(cold_ns, costs.socket_cache_bytes, cores, in_flight);
