@@ -7,7 +7,7 @@ use schedlab::experiment::run::{execute, prepare};
 use schedlab::experiment::RunResult;
 use schedlab::workload::hackbench::HackbenchResult;
 use schedlab::workload::report::WorkloadSection;
-use schedlab::workload::{build_workload_on, Compiled};
+use schedlab::workload::{build_workload_on, Compiled, Op};
 use std::path::Path;
 
 fn build(cmd: &str) -> Compiled {
@@ -109,15 +109,18 @@ fn thread_and_process_modes_differ_only_where_the_tool_does() {
     let t = build("hackbench -g 2 -f 3 -T -p -l 10");
     let p = build("hackbench -g 2 -f 3 -P -p -l 10");
     assert_eq!(t.workload.tasks.len(), p.workload.tasks.len());
-    // Workers run the same traffic; only the exit notification (join futex vs the
-    // parent's wait) and the creation cost differ.
+    // Workers run the same traffic; only the exit notification differs: a thread's exit
+    // posts its join futex (pthread_join), a process writes a byte its parent's wait()
+    // reads.
     for (a, b) in t.workload.tasks.iter().zip(&p.workload.tasks).skip(1) {
         let n = a.program.len();
-        assert_eq!(n, b.program.len());
+        assert_eq!(b.program.len(), n + 1);
         // Same op sequence (object numbers differ: thread mode adds join futexes).
-        for (x, y) in a.program[..n - 1].iter().zip(&b.program[..n - 1]) {
+        for (x, y) in a.program.iter().zip(&b.program) {
             assert_eq!(std::mem::discriminant(x), std::mem::discriminant(y));
         }
+        assert!(matches!(b.program[n], Op::Write { obj: 2, bytes: 1 }));
+        assert!(a.exit_post.is_some() && b.exit_post.is_none());
         assert_eq!(a.attrs.comm, b.attrs.comm);
         assert!(
             a.delay_ns < b.delay_ns,
@@ -143,6 +146,12 @@ fn thread_and_process_modes_differ_only_where_the_tool_does() {
             .replace("threaded", "process"),
         hp.output.lines().next().unwrap()
     );
+    // A group's senders run one program (they write to the same receivers in the same
+    // order), so the interpreter keeps one copy of it; each names its own join futex.
+    let senders = &t.workload.tasks[4..7];
+    assert!(senders.iter().all(|s| s.program == senders[0].program));
+    let joins: Vec<_> = senders.iter().map(|s| s.exit_post).collect();
+    assert_eq!(joins, [Some(6), Some(7), Some(8)]);
     // The last of -T / -P wins, as getopt order makes it.
     let last = build("hackbench -T -P -g 1 -f 1 -l 1");
     assert!(

@@ -306,3 +306,66 @@ fn skbs_beyond_the_caches_cost_their_share_of_the_cold_cost() {
     // Caches that hold all 200: nothing.
     assert_eq!(cpu_time(300, 700, 200 * 768), base);
 }
+
+#[test]
+fn a_tasks_exit_posts_its_join_semaphore_as_a_last_op_would() {
+    // pthread_join: the worker's exit wakes main, waiting on the worker's join futex.
+    // As a task attribute it does exactly what a SemPost as the program's last op does.
+    let sem = ObjectSpec::Semaphore { initial: 0, max: 1 };
+    let main = t(
+        "main",
+        0,
+        vec![Op::SemWait { obj: 0 }, Op::Run { work_ns: MS }],
+    );
+    let worker = |program| t("worker", 1, program);
+    let as_op = run_objs(
+        "smp:2",
+        vec![sem],
+        vec![
+            main.clone(),
+            worker(vec![Op::Run { work_ns: 2 * MS }, Op::SemPost { obj: 0 }]),
+        ],
+    );
+    let at_exit = run_objs(
+        "smp:2",
+        vec![sem],
+        vec![main, worker(vec![Op::Run { work_ns: 2 * MS }]).exit_post(0)],
+    );
+    let doc = |r: &RunResult| {
+        let mut v = serde_json::to_value(r).unwrap();
+        v["sim"]["wall_s"] = serde_json::Value::Null;
+        v
+    };
+    assert_eq!(doc(&as_op), doc(&at_exit));
+    // Main slept until the worker's exit and ran its 1 ms after it.
+    assert!(at_exit.tasks[0].cpu_time_ns >= MS);
+    assert!(at_exit.sim.time_ns >= 3 * MS, "{}", at_exit.sim.time_ns);
+    // Without the post main never wakes.
+    let never = run_objs(
+        "smp:2",
+        vec![sem],
+        vec![
+            t(
+                "main",
+                0,
+                vec![Op::SemWait { obj: 0 }, Op::Run { work_ns: MS }],
+            ),
+            worker(vec![Op::Run { work_ns: 2 * MS }]),
+        ],
+    );
+    assert!(never.tasks[0].cpu_time_ns < MS);
+}
+
+#[test]
+fn an_exit_post_names_a_semaphore() {
+    let sc = scenario("smp:1", 1);
+    let wl = Workload {
+        tasks: vec![t("x", 0, vec![Op::Run { work_ns: MS }]).exit_post(0)],
+        objects: vec![ObjectSpec::pipe()],
+        ..Workload::default()
+    };
+    let Err(e) = prepare(&sc, wl) else {
+        panic!("accepted an exit post to a pipe");
+    };
+    assert!(e.to_string().contains("is not a semaphore"), "{e}");
+}

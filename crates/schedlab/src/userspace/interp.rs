@@ -72,6 +72,8 @@ pub struct Interpreter {
     skbs_in_flight: objects::SkbsInFlight,
     /// When each task was last woken through an object, until a `Record` consumes it.
     woken_at: Vec<Option<Ns>>,
+    /// The semaphore each task's exit posts (TaskSpec::exit_post).
+    exit_posts: Vec<Option<usize>>,
     pub probes: Probes,
     /// LoopBegin ↔ LoopEnd partners of each fork template.
     template_partners: Vec<Rc<[usize]>>,
@@ -138,6 +140,7 @@ impl Interpreter {
             objs: workload.objects.iter().map(ObjState::new).collect(),
             skbs_in_flight: objects::SkbsInFlight::default(),
             woken_at: vec![None; workload.tasks.len()],
+            exit_posts: workload.tasks.iter().map(|t| t.exit_post).collect(),
             probes: Probes {
                 counters: vec![0; workload.counters.len()],
                 logs: vec![Vec::new(); workload.logs.len()],
@@ -189,8 +192,7 @@ impl Interpreter {
         for _ in 0..MAX_INSTANT_OPS {
             let st = &mut self.progs[p];
             let Some(op) = program.get(st.pc) else {
-                sched.exit_current(cpu);
-                return Step::Exited;
+                return self.exit(sched, p, cpu);
             };
             st.pc += 1;
             match op {
@@ -353,8 +355,7 @@ impl Interpreter {
                 }
                 Op::Fork { template } => {
                     if !self.fork(sched, workload, p, cpu, *template) {
-                        sched.exit_current(cpu);
-                        return Step::Exited;
+                        return self.exit(sched, p, cpu);
                     }
                 }
                 Op::Lock { obj } => {
@@ -447,6 +448,15 @@ impl Interpreter {
             "task '{}' ran {MAX_INSTANT_OPS} steps without simulated time passing; it was stopped",
             sched.tasks[p].comm
         ));
+        self.exit(sched, p, cpu)
+    }
+
+    /// Task `p` exits on `cpu`, first waking whoever joins it.
+    fn exit(&mut self, sched: &mut Sched, p: TaskId, cpu: CpuId) -> Step {
+        if let Some(obj) = self.exit_posts[p] {
+            let mut w = waker(sched, cpu, &mut self.woken_at);
+            objects::sem_post(&mut w, &mut self.objs[obj]);
+        }
         sched.exit_current(cpu);
         Step::Exited
     }
@@ -523,6 +533,7 @@ impl Interpreter {
             spin_held: None,
         });
         self.woken_at.push(None);
+        self.exit_posts.push(spec.exit_post);
         self.spawned += 1;
         sched
             .events
@@ -623,6 +634,20 @@ fn hint_session(o: &mut ObjState) -> &mut objects::HintSession {
 
 fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
     use crate::workload::program::ObjectSpec as O;
+    let specs = workload
+        .tasks
+        .iter()
+        .chain(workload.templates.iter().map(|t| &t.spec));
+    for t in specs {
+        if let Some(obj) = t.exit_post {
+            if !matches!(workload.objects.get(obj), Some(O::Semaphore { max, .. }) if *max > 0) {
+                return Err(format!(
+                    "task '{}': its exit posts object {obj}, which is not a semaphore",
+                    t.attrs.comm
+                ));
+            }
+        }
+    }
     for (comm, program) in workload.programs() {
         for (i, op) in program.iter().enumerate() {
             let bad = |what: String| Err(format!("task '{comm}' op {i}: {what}"));

@@ -263,16 +263,20 @@ pub fn build(
         since: Since::Stamp(0),
     });
     let mut tasks = vec![task(0, main)];
-    let exit_op = |worker: usize| {
-        if threads {
-            Op::SemPost {
-                obj: join_base + worker,
-            }
-        } else {
-            Op::Write {
+    // A worker's exit wakes main: pthread_join's futex (threads), or a byte main's
+    // wait() reads (processes).
+    let worker_task = |worker: usize, mut prog: Vec<Op>| {
+        if !threads {
+            prog.push(Op::Write {
                 obj: exited,
                 bytes: 1,
-            }
+            });
+        }
+        let spec = task(create * (worker as u64 + 1), prog);
+        if threads {
+            spec.exit_post(join_base + worker)
+        } else {
+            spec
         }
     };
     for grp in 0..g {
@@ -293,9 +297,8 @@ pub fn build(
                     counter: grp * f + r,
                 },
                 Op::LoopEnd,
-                exit_op(worker),
             ]);
-            tasks.push(task(create * (worker as u64 + 1), prog));
+            tasks.push(worker_task(worker, prog));
         }
         for s in 0..f {
             let worker = grp * 2 * f + f + s;
@@ -308,8 +311,8 @@ pub fn build(
                     bytes: datasize,
                 });
             }
-            prog.extend([Op::LoopEnd, exit_op(worker)]);
-            tasks.push(task(create * (worker as u64 + 1), prog));
+            prog.push(Op::LoopEnd);
+            tasks.push(worker_task(worker, prog));
         }
     }
     Ok(Compiled {

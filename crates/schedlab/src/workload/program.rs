@@ -265,6 +265,11 @@ pub struct TaskSpec {
     /// `Op::Create`, placed from the creator's CPU, as sched_fork sets the child's CPU to
     /// the parent's. `None`: started at `delay_ns` from its first allowed CPU.
     pub created_by: Option<usize>,
+    /// A semaphore posted when the task exits, before the exit itself: pthread_join's
+    /// wake-up (the kernel clears the thread's tid and futex-wakes it at exit,
+    /// mm_release). A property of the task, not an op, so tasks whose programs differ
+    /// only in whom their exit wakes share one program.
+    pub exit_post: Option<usize>,
 }
 
 impl TaskSpec {
@@ -276,6 +281,7 @@ impl TaskSpec {
             program,
             working_set_bytes: None,
             created_by: None,
+            exit_post: None,
         }
     }
 
@@ -330,6 +336,12 @@ impl TaskSpec {
     /// program starts it with `Op::Create`.
     pub fn created_by(mut self, parent: usize) -> Self {
         self.created_by = Some(parent);
+        self
+    }
+
+    /// Post semaphore `obj` when the task exits (pthread_join's wake).
+    pub fn exit_post(mut self, obj: usize) -> Self {
+        self.exit_post = Some(obj);
         self
     }
 
@@ -531,10 +543,16 @@ impl Workload {
             if let Some(c) = t.created_by.as_mut() {
                 *c += base.task;
             }
+            if let Some(o) = t.exit_post.as_mut() {
+                *o += base.obj;
+            }
             self.tasks.push(t);
         }
         for mut t in other.templates {
             relocate(&mut t.spec.program);
+            if let Some(o) = t.spec.exit_post.as_mut() {
+                *o += base.obj;
+            }
             for timer in &mut t.private_timers {
                 *timer += shift;
             }
