@@ -49,15 +49,26 @@ impl Waker<'_> {
 /// `pipe_bounce_ns` / `socket_bounce_ns`, measured between two cores of one LLC) scaled
 /// by how far the lines travel (shared_line::transfer_ns ÷ cacheline_llc_ns), added to
 /// the task's work like a migration's cache refill.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct HotLines(Option<CpuId>);
+#[derive(Debug, Clone, Copy)]
+pub struct HotLines(u32);
+
+impl Default for HotLines {
+    fn default() -> Self {
+        HotLines(Self::NOWHERE)
+    }
+}
 
 impl HotLines {
+    /// Not used yet. A u32, not an Option<CpuId>: a quarter of the bytes, so a pipe's
+    /// hot fields fit its first cache line.
+    const NOWHERE: u32 = u32::MAX;
+
     fn touch(&mut self, w: &mut Waker, p: TaskId, ns: Ns) {
-        let from = self.0.replace(w.cpu);
-        let Some(from) = from.filter(|&c| c != w.cpu) else {
+        let from = std::mem::replace(&mut self.0, w.cpu as u32);
+        if from == Self::NOWHERE || from as CpuId == w.cpu {
             return;
-        };
+        }
+        let from = from as CpuId;
         let m = &w.sched.machine;
         let llc = m.costs.cacheline_llc_ns;
         if ns == 0 || llc == 0 {
@@ -127,8 +138,10 @@ impl WaitHead {
     }
 }
 
-/// One object's state.
+/// One object's state. Two cache lines, aligned (`repr(C)`: the tag first, then the
+/// variant): a pipe's or socket's hot fields in the first.
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub enum ObjState {
     Pipe(Pipe),
     UnixStream(UnixStream),

@@ -24,51 +24,96 @@ pub const PAGE_SIZE: u64 = 4096;
 /// PIPE_BUF: writes up to this size are atomic (one page, include/uapi/linux/limits.h).
 pub const PIPE_BUF: u64 = 4096;
 
-/// One struct pipe_buffer: `len` bytes of data starting `offset` bytes into its page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One struct pipe_buffer: `len` bytes of data starting `offset` bytes into its page
+/// (both at most PAGE_SIZE).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct PipeBuf {
-    offset: u64,
-    len: u64,
+    offset: u32,
+    len: u32,
 }
 
-/// One pipe_inode_info.
+/// One pipe_inode_info. `repr(C)`: what a read or write of one slot uses (the hot
+/// lines' owner, the ring's size, the oldest slot, rd_wait) comes first, inside the
+/// object's first cache line (docs/performance.md, Thirteenth round).
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Pipe {
+    /// Where pipe->mutex and the ring's head/tail were last used.
+    pub lines: super::HotLines,
     /// pipe->max_usage: slots the ring may hold (16 for a new pipe).
-    max_usage: usize,
-    /// The occupied slots, tail (oldest) first.
-    bufs: VecDeque<PipeBuf>,
+    max_usage: u32,
     /// pipe->poll_usage: set once anybody polled the pipe; from then on every write
     /// wakes rd_wait (pipe_write: "Epoll nonsensically wants a wakeup").
     poll_usage: bool,
+    /// Occupied slots (pipe_occupancy).
+    used: u32,
+    /// The oldest occupied slot, inline: a pipe holding one slot (small messages merged
+    /// into one page, the usual case) touches no line outside the pipe.
+    first: PipeBuf,
     /// pipe->rd_wait: readers (exclusive) and pollers (non-exclusive).
     rd_wait: WaitHead,
+    /// The occupied slots after `first`, oldest first.
+    rest: VecDeque<PipeBuf>,
     /// pipe->wr_wait: writers waiting for a free slot (exclusive).
     wr_wait: WaitHead,
-    /// Where pipe->mutex and the ring's head/tail were last used.
-    pub lines: super::HotLines,
 }
 
 impl Pipe {
     pub fn new(slots: u32) -> Self {
         Pipe {
-            max_usage: slots as usize,
-            bufs: VecDeque::new(),
-            poll_usage: false,
-            rd_wait: WaitHead::default(),
-            wr_wait: WaitHead::default(),
             lines: super::HotLines::default(),
+            max_usage: slots,
+            poll_usage: false,
+            used: 0,
+            first: PipeBuf::default(),
+            rd_wait: WaitHead::default(),
+            rest: VecDeque::new(),
+            wr_wait: WaitHead::default(),
+        }
+    }
+
+    /// The occupied slots, oldest first.
+    fn slots(&self) -> impl Iterator<Item = &PipeBuf> {
+        std::iter::once(&self.first)
+            .take(self.used.min(1) as usize)
+            .chain(&self.rest)
+    }
+
+    /// A new slot at the head.
+    fn push_slot(&mut self, buf: PipeBuf) {
+        if self.used == 0 {
+            self.first = buf;
+        } else {
+            self.rest.push_back(buf);
+        }
+        self.used += 1;
+    }
+
+    /// The newest slot (a write merges into it).
+    fn newest_slot(&mut self) -> Option<&mut PipeBuf> {
+        match self.used {
+            0 => None,
+            1 => Some(&mut self.first),
+            _ => self.rest.back_mut(),
+        }
+    }
+
+    /// pipe_buf_release of the oldest slot.
+    fn release_oldest(&mut self) {
+        if self.used > 0 {
+            self.first = self.rest.pop_front().unwrap_or_default();
+            self.used -= 1;
         }
     }
 
     /// Bytes buffered.
     pub fn bytes(&self) -> u64 {
-        self.bufs.iter().map(|b| b.len).sum()
+        self.slots().map(|b| u64::from(b.len)).sum()
     }
 
     /// Occupied slots (pipe_occupancy).
     pub fn slots_used(&self) -> usize {
-        self.bufs.len()
+        self.used as usize
     }
 
     /// Tasks waiting to read or poll, and to write.
@@ -77,7 +122,7 @@ impl Pipe {
     }
 
     fn full(&self) -> bool {
-        self.bufs.len() >= self.max_usage
+        self.used >= self.max_usage
     }
 
     /// pipe_write. `prog.bytes_left` is set only while the task waits inside this
@@ -92,20 +137,23 @@ impl Pipe {
     ) -> Outcome {
         let resumed = prog.bytes_left.is_some();
         let mut left = prog.bytes_left.unwrap_or(bytes);
-        let was_empty = self.bufs.is_empty();
+        let was_empty = self.used == 0;
         // pipe_write's merge path, tried once at the start of the syscall.
         let chars = left % PAGE_SIZE;
         if !resumed && chars > 0 && !was_empty {
-            let last = self.bufs.back_mut().expect("not empty");
-            if last.offset + last.len + chars <= PAGE_SIZE {
-                last.len += chars;
+            let last = self.newest_slot().expect("not empty");
+            if u64::from(last.offset + last.len) + chars <= PAGE_SIZE {
+                last.len += chars as u32;
                 left -= chars;
             }
         }
         while left > 0 && !self.full() {
             // A fresh page takes up to PAGE_SIZE of what is left (copy_page_from_iter).
             let n = left.min(PAGE_SIZE);
-            self.bufs.push_back(PipeBuf { offset: 0, len: n });
+            self.push_slot(PipeBuf {
+                offset: 0,
+                len: n as u32,
+            });
             left -= n;
         }
         if left > 0 {
@@ -138,23 +186,24 @@ impl Pipe {
         let was_full = self.full();
         let mut got = 0;
         while left > 0 {
-            let Some(buf) = self.bufs.front_mut() else {
+            if self.used == 0 {
                 break;
-            };
-            let n = buf.len.min(left);
-            buf.offset += n;
-            buf.len -= n;
+            }
+            let buf = &mut self.first;
+            let n = u64::from(buf.len).min(left);
+            buf.offset += n as u32;
+            buf.len -= n as u32;
             left -= n;
             got += n;
             if buf.len == 0 {
                 // pipe_buf_release: the slot is free again.
-                self.bufs.pop_front();
+                self.release_oldest();
             }
         }
         if got > 0 {
             // End of a read that returned data: writers only if the ring was full when
             // it began; the next reader if this one waited and data is left.
-            let wake_next_reader = resumed && !self.bufs.is_empty();
+            let wake_next_reader = resumed && self.used > 0;
             if was_full {
                 self.wr_wait.wake(w, 1, wf::SYNC);
             }
@@ -178,7 +227,7 @@ impl Pipe {
     /// rd_wait.
     pub fn poll(&mut self, p: TaskId) -> Outcome {
         self.poll_usage = true;
-        if !self.bufs.is_empty() {
+        if self.used > 0 {
             return Outcome::Done;
         }
         self.rd_wait.add(p);
