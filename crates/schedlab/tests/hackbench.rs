@@ -152,6 +152,16 @@ fn thread_and_process_modes_differ_only_where_the_tool_does() {
     assert!(senders.iter().all(|s| s.program == senders[0].program));
     let joins: Vec<_> = senders.iter().map(|s| s.exit_post).collect();
     assert_eq!(joins, [Some(6), Some(7), Some(8)]);
+    // With their own channels and counters numbered from their first, every receiver
+    // runs one program and every sender another: main's, a receiver's and a sender's.
+    for cmd in [
+        "hackbench -g 4 -f 5 -T -p -l 10",
+        "hackbench -g 4 -f 5 -P -l 10",
+    ] {
+        let sc = scenario("smp:2", 1);
+        let sim = prepare(&sc, build(cmd)).unwrap();
+        assert_eq!(sim.program_copies(), 3, "{cmd}");
+    }
     // The last of -T / -P wins, as getopt order makes it.
     let last = build("hackbench -T -P -g 1 -f 1 -l 1");
     assert!(

@@ -99,6 +99,13 @@ fn stress_ng_wait_counts_bogo_ops() {
     let w = build_workload_on("stress-ng --wait 0 -t 5s", Path::new("."), 8).unwrap();
     assert_eq!(w.workload.tasks.len(), 24);
     assert_eq!(w.workload.duration_ns, Some(5_000_000_000));
+    // Each instance's semaphores and counter are its own: the eight instances' parents,
+    // runners and killers run three programs, also after another workload's objects.
+    let mut both = schedlab::workload::Compiled::default();
+    both.merge(build_workload_on("hackbench -g 1 -f 2 -l 1", Path::new("."), 8).unwrap());
+    both.merge(w);
+    let sc = scenario("smp:8", 1);
+    assert_eq!(prepare(&sc, both).unwrap().program_copies(), 3 + 3);
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! turns them into work, sleeps, yields and attribute changes for the kernel model.
 
 use super::objects::{self, ObjState, OpProgress, Outcome, Waker};
+use super::sharing::{Own, SharedPrograms};
 use crate::engine::Event;
 use crate::machine::CpuId;
 use crate::sched::{Sched, TaskId, Work};
@@ -19,9 +20,10 @@ pub const SPIN_QUANTUM_NS: Ns = 2_000;
 const MAX_INSTANT_OPS: u32 = 100_000;
 
 /// Where one task is in its program. `repr(C)`: what every advance reads (the program,
-/// the pc, the instant count, the open loop) comes first, side by side (80 of its 184 bytes).
+/// the pc, the instant count, the open loop, where its own objects start) comes first,
+/// side by side (88 of its 192 bytes), aligned: in the first two of its three lines.
 #[derive(Debug, Clone)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct ProgState {
     /// The task's program, shared by tasks with equal programs (instances of one rt-app
     /// task, stress-ng's per-instance trio, spinners): fewer cache lines on the hot path
@@ -36,6 +38,9 @@ pub struct ProgState {
     /// Open loops: (index of the LoopBegin, iterations left; None = forever). The
     /// innermost is usually the only one: kept inline, a loop's end reads no other line.
     loops: SmallVec<[(usize, Option<u64>); 1]>,
+    /// The task's first own object and counter: an op's index with `OWN` set counts
+    /// from here (TaskSpec::private).
+    own: Own,
     /// Progress inside the blocking op at `pc − 1`, across sleeps.
     io: OpProgress,
     /// LoopBegin ↔ LoopEnd partners.
@@ -72,8 +77,9 @@ pub struct Interpreter {
     skbs_in_flight: objects::SkbsInFlight,
     /// When each task was last woken through an object, until a `Record` consumes it.
     woken_at: Vec<Option<Ns>>,
-    /// The semaphore each task's exit posts (TaskSpec::exit_post).
-    exit_posts: Vec<Option<usize>>,
+    /// The semaphore each task's exit posts (TaskSpec::exit_post; u32: a million
+    /// tasks' worth is 8 MB).
+    exit_posts: Vec<Option<u32>>,
     pub probes: Probes,
     /// LoopBegin ↔ LoopEnd partners of each fork template.
     template_partners: Vec<Rc<[usize]>>,
@@ -97,12 +103,13 @@ impl Interpreter {
             .iter()
             .map(|t| {
                 let (program, partner) = shared
-                    .get(&t.program)
+                    .get(&t.program, &t.private)
                     .map_err(|e| format!("task '{}': {e}", t.attrs.comm))?;
                 Ok(ProgState {
                     program: Some(program),
                     pc: 0,
                     loops: SmallVec::new(),
+                    own: Own::of(&t.private)?,
                     partner,
                     start: 0,
                     start_fixed: false,
@@ -140,7 +147,11 @@ impl Interpreter {
             objs: workload.objects.iter().map(ObjState::new).collect(),
             skbs_in_flight: objects::SkbsInFlight::default(),
             woken_at: vec![None; workload.tasks.len()],
-            exit_posts: workload.tasks.iter().map(|t| t.exit_post).collect(),
+            exit_posts: workload
+                .tasks
+                .iter()
+                .map(exit_post)
+                .collect::<Result<_, _>>()?,
             probes: Probes {
                 counters: vec![0; workload.counters.len()],
                 logs: vec![Vec::new(); workload.logs.len()],
@@ -150,6 +161,18 @@ impl Interpreter {
             spawned: 0,
             spins,
         })
+    }
+
+    /// How many distinct program copies the tasks run.
+    pub fn program_copies(&self) -> usize {
+        let mut seen: Vec<*const Op> = self
+            .progs
+            .iter()
+            .filter_map(|st| st.program.as_ref().map(|p| p.as_ptr()))
+            .collect();
+        seen.sort_unstable();
+        seen.dedup();
+        seen.len()
     }
 
     /// Run task `p`'s program on `cpu` from where it stopped until it needs time.
@@ -189,6 +212,7 @@ impl Interpreter {
         if st.instant.1 > MAX_INSTANT_OPS {
             return self.stop_stuck(sched, p, cpu);
         }
+        let own = st.own;
         for _ in 0..MAX_INSTANT_OPS {
             let st = &mut self.progs[p];
             let Some(op) = program.get(st.pc) else {
@@ -244,7 +268,7 @@ impl Interpreter {
                     return Step::Continue;
                 }
                 Op::Write { obj, bytes } => {
-                    let o = &mut self.objs[*obj];
+                    let o = &mut self.objs[own.obj(*obj)];
                     let mut w = waker(sched, cpu, &mut self.woken_at);
                     let skbs = &mut self.skbs_in_flight;
                     if objects::stream_write(&mut w, o, skbs, &mut st.io, p, *bytes)
@@ -254,7 +278,7 @@ impl Interpreter {
                     }
                 }
                 Op::Read { obj, bytes } => {
-                    let o = &mut self.objs[*obj];
+                    let o = &mut self.objs[own.obj(*obj)];
                     let mut w = waker(sched, cpu, &mut self.woken_at);
                     let skbs = &mut self.skbs_in_flight;
                     if objects::stream_read(&mut w, o, skbs, &mut st.io, p, *bytes)
@@ -264,22 +288,22 @@ impl Interpreter {
                     }
                 }
                 Op::Poll { obj } => {
-                    if objects::stream_poll(&mut self.objs[*obj], p) == Outcome::Block {
+                    if objects::stream_poll(&mut self.objs[own.obj(*obj)], p) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
                 Op::SemPost { obj } => {
                     let mut w = waker(sched, cpu, &mut self.woken_at);
-                    objects::sem_post(&mut w, &mut self.objs[*obj]);
+                    objects::sem_post(&mut w, &mut self.objs[own.obj(*obj)]);
                 }
                 Op::ReqPost { obj } => {
-                    let ObjState::RequestList(list) = &mut self.objs[*obj] else {
+                    let ObjState::RequestList(list) = &mut self.objs[own.obj(*obj)] else {
                         unreachable!("validated: a request list");
                     };
                     list.post(&mut waker(sched, cpu, &mut self.woken_at), now);
                 }
                 Op::ReqTake { obj, slot } => {
-                    let ObjState::RequestList(list) = &mut self.objs[*obj] else {
+                    let ObjState::RequestList(list) = &mut self.objs[own.obj(*obj)] else {
                         unreachable!("validated: a request list");
                     };
                     match list.take(p) {
@@ -293,12 +317,12 @@ impl Interpreter {
                     }
                 }
                 Op::SemWait { obj } => {
-                    if objects::sem_wait(&mut self.objs[*obj], p) == Outcome::Block {
+                    if objects::sem_wait(&mut self.objs[own.obj(*obj)], p) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
                 Op::SpinLockCpu { first_obj } => {
-                    let obj = first_obj + cpu;
+                    let obj = own.obj(*first_obj) + cpu;
                     if objects::spin_trylock(&mut self.objs[obj], p) {
                         st.spin_held = Some(obj);
                     } else {
@@ -332,18 +356,20 @@ impl Interpreter {
                         });
                     }
                 }
-                Op::Count { counter } => self.probes.counters[*counter] += 1,
+                Op::Count { counter } => self.probes.counters[own.counter(*counter)] += 1,
                 Op::SetMinFreq { cpu: c, khz } => sched.cpufreq_set_min_freq(*c, *khz),
-                Op::HintFrameStart { obj } => hint_session(&mut self.objs[*obj]).frame_start(now),
+                Op::HintFrameStart { obj } => {
+                    hint_session(&mut self.objs[own.obj(*obj)]).frame_start(now)
+                }
                 Op::HintReport { obj } => {
-                    let s = hint_session(&mut self.objs[*obj]);
+                    let s = hint_session(&mut self.objs[own.obj(*obj)]);
                     s.report(now);
-                    objects::hint_session::sync(sched, *obj, s);
+                    objects::hint_session::sync(sched, own.obj(*obj), s);
                 }
                 Op::HintLoadReset { obj } => {
-                    let s = hint_session(&mut self.objs[*obj]);
+                    let s = hint_session(&mut self.objs[own.obj(*obj)]);
                     s.load_reset(now);
-                    objects::hint_session::sync(sched, *obj, s);
+                    objects::hint_session::sync(sched, own.obj(*obj), s);
                 }
                 Op::Create { task } => {
                     // clone(): the child is placed and woken while its creator runs.
@@ -359,33 +385,35 @@ impl Interpreter {
                     }
                 }
                 Op::Lock { obj } => {
-                    if objects::mutex_lock(&mut self.objs[*obj], p) == Outcome::Block {
+                    if objects::mutex_lock(&mut self.objs[own.obj(*obj)], p) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
                 Op::Unlock { obj } => {
                     let mut w = waker(sched, cpu, &mut self.woken_at);
-                    objects::mutex_unlock(&mut w, &mut self.objs[*obj], p)
+                    objects::mutex_unlock(&mut w, &mut self.objs[own.obj(*obj)], p)
                 }
                 Op::BarrierWait { obj } => {
-                    let o = &mut self.objs[*obj];
+                    let o = &mut self.objs[own.obj(*obj)];
                     let mut w = waker(sched, cpu, &mut self.woken_at);
                     if objects::barrier_wait(&mut w, o, &mut st.io, p) == Outcome::Block {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
                 Op::Wait { obj } => {
-                    if objects::queue_wait(&mut self.objs[*obj], &mut st.io, p) == Outcome::Block {
+                    if objects::queue_wait(&mut self.objs[own.obj(*obj)], &mut st.io, p)
+                        == Outcome::Block
+                    {
                         return block_and_retry(sched, st, cpu);
                     }
                 }
                 Op::Signal { obj } => {
                     let mut w = waker(sched, cpu, &mut self.woken_at);
-                    objects::queue_signal(&mut w, &mut self.objs[*obj], false)
+                    objects::queue_signal(&mut w, &mut self.objs[own.obj(*obj)], false)
                 }
                 Op::Broadcast { obj } => {
                     let mut w = waker(sched, cpu, &mut self.woken_at);
-                    objects::queue_signal(&mut w, &mut self.objs[*obj], true)
+                    objects::queue_signal(&mut w, &mut self.objs[own.obj(*obj)], true)
                 }
                 Op::SetSched(change) => {
                     sched.sched_setattr(p, change);
@@ -436,7 +464,8 @@ impl Interpreter {
         let st = &self.progs[p];
         match st.program.as_deref().and_then(|ops| ops.get(st.pc)) {
             Some(Op::SpinLockCpu { first_obj }) => {
-                objects::spin_held_by_other(&self.objs[first_obj + cpu], p)
+                let obj = self.progs[p].own.obj(*first_obj) + cpu;
+                objects::spin_held_by_other(&self.objs[obj], p)
             }
             _ => false,
         }
@@ -455,7 +484,7 @@ impl Interpreter {
     fn exit(&mut self, sched: &mut Sched, p: TaskId, cpu: CpuId) -> Step {
         if let Some(obj) = self.exit_posts[p] {
             let mut w = waker(sched, cpu, &mut self.woken_at);
-            objects::sem_post(&mut w, &mut self.objs[obj]);
+            objects::sem_post(&mut w, &mut self.objs[obj as usize]);
         }
         sched.exit_current(cpu);
         Step::Exited
@@ -524,6 +553,7 @@ impl Interpreter {
             program: Some(program.into()),
             pc: 0,
             loops: SmallVec::new(),
+            own: Own::default(),
             partner: self.template_partners[template].clone(),
             start: spec.delay_ns,
             start_fixed: true,
@@ -533,7 +563,7 @@ impl Interpreter {
             spin_held: None,
         });
         self.woken_at.push(None);
-        self.exit_posts.push(spec.exit_post);
+        self.exit_posts.push(spec.exit_post.map(|o| o as u32));
         self.spawned += 1;
         sched
             .events
@@ -542,30 +572,13 @@ impl Interpreter {
     }
 }
 
-/// Programs seen recently, to share equal ones: equal programs are usually neighbours
-/// (instances in file order), so a short window finds them without hashing ops.
-#[derive(Default)]
-struct SharedPrograms {
-    recent: Vec<Shared>,
-}
-
-/// A program and its LoopBegin ↔ LoopEnd partners.
-type Shared = (Rc<[Op]>, Rc<[usize]>);
-
-impl SharedPrograms {
-    const WINDOW: usize = 8;
-
-    fn get(&mut self, program: &[Op]) -> Result<Shared, String> {
-        if let Some((p, l)) = self.recent.iter().find(|(p, _)| **p == *program) {
-            return Ok((Rc::clone(p), Rc::clone(l)));
-        }
-        let entry: Shared = (program.into(), match_loops(program)?.into());
-        if self.recent.len() == Self::WINDOW {
-            self.recent.remove(0);
-        }
-        self.recent.push(entry.clone());
-        Ok(entry)
-    }
+/// The semaphore a task's exit posts, in the interpreter's u32.
+fn exit_post(t: &crate::workload::TaskSpec) -> Result<Option<u32>, String> {
+    t.exit_post
+        .map(|o| {
+            u32::try_from(o).map_err(|_| format!("task '{}': object {o}: too many", t.attrs.comm))
+        })
+        .transpose()
 }
 
 fn waker<'a>(sched: &'a mut Sched, cpu: CpuId, woken_at: &'a mut [Option<Ns>]) -> Waker<'a> {

@@ -5,6 +5,7 @@
 
 pub mod interp;
 pub mod objects;
+mod sharing;
 
 pub use crate::workload::{Probes, Sample};
 pub use interp::{Interpreter, Step};

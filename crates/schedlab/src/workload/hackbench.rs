@@ -298,7 +298,8 @@ pub fn build(
                 },
                 Op::LoopEnd,
             ]);
-            tasks.push(worker_task(worker, prog));
+            let counter = grp * f + r;
+            tasks.push(worker_task(worker, prog).private(chan..chan + 1, counter..counter + 1));
         }
         for s in 0..f {
             let worker = grp * 2 * f + f + s;
@@ -312,7 +313,7 @@ pub fn build(
                 });
             }
             prog.push(Op::LoopEnd);
-            tasks.push(worker_task(worker, prog));
+            tasks.push(worker_task(worker, prog).private(chans[0]..chans[0] + f, 0..0));
         }
     }
     Ok(Compiled {

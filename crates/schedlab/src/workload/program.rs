@@ -24,6 +24,14 @@ impl Base {
     }
 }
 
+impl Private {
+    fn shift(&mut self, base: &Base) {
+        let objs = self.objs.start + base.obj..self.objs.end + base.obj;
+        let counters = self.counters.start + base.counter..self.counters.end + base.counter;
+        *self = Private { objs, counters };
+    }
+}
+
 /// One `Op::Record` sample: when it was taken and the measured interval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sample {
@@ -270,6 +278,17 @@ pub struct TaskSpec {
     /// mm_release). A property of the task, not an op, so tasks whose programs differ
     /// only in whom their exit wakes share one program.
     pub exit_post: Option<usize>,
+    /// The objects and counters only this task's program names (a tool instance's own
+    /// pipe or counter). The interpreter numbers them from the task's own first one, so
+    /// instances whose programs differ only there run one copy of the program.
+    pub private: Private,
+}
+
+/// Index ranges of a task's own objects and counters (TaskSpec::private).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Private {
+    pub objs: std::ops::Range<usize>,
+    pub counters: std::ops::Range<usize>,
 }
 
 impl TaskSpec {
@@ -282,6 +301,7 @@ impl TaskSpec {
             working_set_bytes: None,
             created_by: None,
             exit_post: None,
+            private: Private::default(),
         }
     }
 
@@ -342,6 +362,16 @@ impl TaskSpec {
     /// Post semaphore `obj` when the task exits (pthread_join's wake).
     pub fn exit_post(mut self, obj: usize) -> Self {
         self.exit_post = Some(obj);
+        self
+    }
+
+    /// Objects `objs` and counters `counters` are this task's own (TaskSpec::private).
+    pub fn private(
+        mut self,
+        objs: std::ops::Range<usize>,
+        counters: std::ops::Range<usize>,
+    ) -> Self {
+        self.private = Private { objs, counters };
         self
     }
 
@@ -546,6 +576,7 @@ impl Workload {
             if let Some(o) = t.exit_post.as_mut() {
                 *o += base.obj;
             }
+            t.private.shift(&base);
             self.tasks.push(t);
         }
         for mut t in other.templates {
@@ -553,6 +584,7 @@ impl Workload {
             if let Some(o) = t.spec.exit_post.as_mut() {
                 *o += base.obj;
             }
+            t.spec.private.shift(&base);
             for timer in &mut t.private_timers {
                 *timer += shift;
             }

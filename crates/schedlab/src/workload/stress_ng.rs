@@ -71,13 +71,18 @@ pub fn parse(args: &[String], nr_cpus: usize) -> Result<Params, InputError> {
 }
 
 pub fn build(p: &Params, command: &str) -> Compiled {
-    let task = |comm: &str, program: Vec<Op>| {
-        TaskSpec::new(comm.to_string(), program).cpus(p.cpus.clone())
+    // An instance's three semaphores and its counter are its own: every instance's
+    // parent, runner and killer run one shared program each.
+    let task = |comm: &str, program: Vec<Op>, i: usize| {
+        TaskSpec::new(comm.to_string(), program)
+            .cpus(p.cpus.clone())
+            .private(3 * i..3 * i + 3, i..i + 1)
     };
     let mut tasks = Vec::new();
     let mut objects = Vec::new();
     for i in 0..p.instances {
         let stop = objects.len();
+        debug_assert_eq!(stop, 3 * i);
         let cont = stop + 1;
         let notify = stop + 2;
         objects.extend([
@@ -98,6 +103,7 @@ pub fn build(p: &Params, command: &str) -> Compiled {
                 Op::SemWait { obj: notify },
                 Op::Run { work_ns: WAIT_NS },
             ]),
+            i,
         ));
         // runner: pause(); stopped by SIGSTOP (parent notified), resumed by SIGCONT.
         tasks.push(task(
@@ -111,6 +117,7 @@ pub fn build(p: &Params, command: &str) -> Compiled {
                 Op::SemPost { obj: notify },
                 Op::Count { counter: i },
             ]),
+            i,
         ));
         // killer.
         tasks.push(task(
@@ -122,6 +129,7 @@ pub fn build(p: &Params, command: &str) -> Compiled {
                 Op::Run { work_ns: KILL_NS },
                 Op::SemPost { obj: cont },
             ]),
+            i,
         ));
     }
     Compiled {
