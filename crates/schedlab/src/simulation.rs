@@ -112,12 +112,12 @@ impl Simulation {
         })
     }
 
-    /// What the programs counted and logged (`Op::Count`, `Op::Record`).
     /// How many distinct program copies the tasks run (equal programs share one).
     pub fn program_copies(&self) -> usize {
         self.interp.program_copies()
     }
 
+    /// What the programs counted and logged (`Op::Count`, `Op::Record`).
     pub fn probes(&self) -> &Probes {
         &self.interp.probes
     }

@@ -369,3 +369,17 @@ fn an_exit_post_names_a_semaphore() {
     };
     assert!(e.to_string().contains("is not a semaphore"), "{e}");
 }
+
+#[test]
+fn a_tasks_own_objects_must_exist() {
+    let sc = scenario("smp:1", 1);
+    let wl = Workload {
+        tasks: vec![t("x", 0, vec![Op::Run { work_ns: MS }]).private(0..2, 0..0)],
+        objects: vec![ObjectSpec::pipe()],
+        ..Workload::default()
+    };
+    let Err(e) = prepare(&sc, wl) else {
+        panic!("accepted own objects beyond the workload's");
+    };
+    assert!(e.to_string().contains("do not exist"), "{e}");
+}

@@ -109,7 +109,7 @@ impl Interpreter {
                     program: Some(program),
                     pc: 0,
                     loops: SmallVec::new(),
-                    own: Own::of(&t.private)?,
+                    own: Own::of(&t.private),
                     partner,
                     start: 0,
                     start_fixed: false,
@@ -147,11 +147,7 @@ impl Interpreter {
             objs: workload.objects.iter().map(ObjState::new).collect(),
             skbs_in_flight: objects::SkbsInFlight::default(),
             woken_at: vec![None; workload.tasks.len()],
-            exit_posts: workload
-                .tasks
-                .iter()
-                .map(exit_post)
-                .collect::<Result<_, _>>()?,
+            exit_posts: workload.tasks.iter().map(exit_post).collect(),
             probes: Probes {
                 counters: vec![0; workload.counters.len()],
                 logs: vec![Vec::new(); workload.logs.len()],
@@ -464,7 +460,7 @@ impl Interpreter {
         let st = &self.progs[p];
         match st.program.as_deref().and_then(|ops| ops.get(st.pc)) {
             Some(Op::SpinLockCpu { first_obj }) => {
-                let obj = self.progs[p].own.obj(*first_obj) + cpu;
+                let obj = st.own.obj(*first_obj) + cpu;
                 objects::spin_held_by_other(&self.objs[obj], p)
             }
             _ => false,
@@ -563,7 +559,7 @@ impl Interpreter {
             spin_held: None,
         });
         self.woken_at.push(None);
-        self.exit_posts.push(spec.exit_post.map(|o| o as u32));
+        self.exit_posts.push(exit_post(&spec));
         self.spawned += 1;
         sched
             .events
@@ -572,13 +568,10 @@ impl Interpreter {
     }
 }
 
-/// The semaphore a task's exit posts, in the interpreter's u32.
-fn exit_post(t: &crate::workload::TaskSpec) -> Result<Option<u32>, String> {
-    t.exit_post
-        .map(|o| {
-            u32::try_from(o).map_err(|_| format!("task '{}': object {o}: too many", t.attrs.comm))
-        })
-        .transpose()
+/// The semaphore a task's exit posts, in the interpreter's u32 (check_objects keeps every
+/// object index in u32).
+fn exit_post(t: &crate::workload::TaskSpec) -> Option<u32> {
+    t.exit_post.map(|o| o as u32)
 }
 
 fn waker<'a>(sched: &'a mut Sched, cpu: CpuId, woken_at: &'a mut [Option<Ns>]) -> Waker<'a> {
@@ -636,7 +629,25 @@ fn check_creates(workload: &Workload) -> Result<(), String> {
     Ok(())
 }
 
-/// Every op names an object (counter, log) that exists and has the right kind.
+/// Object `obj` exists, is of `kind` (check_objects' words) and has its capacity,
+/// parties, max or threads.
+fn is_kind(workload: &Workload, obj: usize, kind: &str) -> bool {
+    use crate::workload::program::ObjectSpec as O;
+    match (workload.objects.get(obj), kind) {
+        (Some(O::Pipe { slots }), "a pipe or socket") => *slots > 0,
+        (Some(O::UnixStream { sndbuf }), "a pipe or socket") => *sndbuf > 0,
+        (Some(O::Mutex), "a mutex") => true,
+        (Some(O::Barrier { parties }), "a barrier") => *parties > 0,
+        (Some(O::WaitQueue), "a wait queue") => true,
+        (Some(O::Semaphore { max, .. }), "a semaphore") => *max > 0,
+        (Some(O::RequestList { .. }), "a request list") => true,
+        (Some(O::HintSession { threads, .. }), "a hint session") => {
+            threads.iter().all(|&t| t < workload.tasks.len())
+        }
+        _ => false,
+    }
+}
+
 /// The hint session an op or timeout names (check_objects validated the kind).
 fn hint_session(o: &mut ObjState) -> &mut objects::HintSession {
     match o {
@@ -645,20 +656,31 @@ fn hint_session(o: &mut ObjState) -> &mut objects::HintSession {
     }
 }
 
+/// Every op names an object (counter, log) that exists and has the right kind.
 fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
-    use crate::workload::program::ObjectSpec as O;
+    // The interpreter keeps object and counter indices (own bases, exit posts) as u32.
+    if workload.objects.len() > u32::MAX as usize || workload.counters.len() > u32::MAX as usize {
+        return Err("more than 2^32 objects or counters".to_string());
+    }
     let specs = workload
         .tasks
         .iter()
         .chain(workload.templates.iter().map(|t| &t.spec));
     for t in specs {
         if let Some(obj) = t.exit_post {
-            if !matches!(workload.objects.get(obj), Some(O::Semaphore { max, .. }) if *max > 0) {
+            if !is_kind(workload, obj, "a semaphore") {
                 return Err(format!(
                     "task '{}': its exit posts object {obj}, which is not a semaphore",
                     t.attrs.comm
                 ));
             }
+        }
+        let own = &t.private;
+        if own.objs.end > workload.objects.len() || own.counters.end > workload.counters.len() {
+            return Err(format!(
+                "task '{}': its own objects {:?} or counters {:?} do not exist",
+                t.attrs.comm, own.objs, own.counters
+            ));
         }
     }
     for (comm, program) in workload.programs() {
@@ -711,19 +733,7 @@ fn check_objects(workload: &Workload, nr_cpus: usize) -> Result<(), String> {
                 _ => continue,
             };
             for (obj, kind) in want {
-                let ok = match (workload.objects.get(obj), kind) {
-                    (Some(O::Pipe { slots }), "a pipe or socket") => *slots > 0,
-                    (Some(O::UnixStream { sndbuf }), "a pipe or socket") => *sndbuf > 0,
-                    (Some(O::Mutex), "a mutex") => true,
-                    (Some(O::Barrier { parties }), "a barrier") => *parties > 0,
-                    (Some(O::WaitQueue), "a wait queue") => true,
-                    (Some(O::Semaphore { max, .. }), "a semaphore") => *max > 0,
-                    (Some(O::RequestList { .. }), "a request list") => true,
-                    (Some(O::HintSession { threads, .. }), "a hint session") => {
-                        threads.iter().all(|&t| t < workload.tasks.len())
-                    }
-                    _ => false,
-                };
+                let ok = is_kind(workload, obj, kind);
                 if !ok {
                     return bad(format!(
                         "object {obj} is not {kind} (or has no capacity/parties/max/threads)"

@@ -29,13 +29,12 @@ fn resolve(first: u32, i: usize) -> usize {
 }
 
 impl Own {
-    pub fn of(private: &Private) -> Result<Self, String> {
-        let first =
-            |i: usize| u32::try_from(i).map_err(|_| format!("object or counter {i}: too many"));
-        Ok(Own {
-            obj: first(private.objs.start)?,
-            counter: first(private.counters.start)?,
-        })
+    /// `private`'s first object and counter (check_objects keeps every index in u32).
+    pub fn of(private: &Private) -> Self {
+        Own {
+            obj: private.objs.start as u32,
+            counter: private.counters.start as u32,
+        }
     }
 
     /// The object an op's index names.
