@@ -415,6 +415,10 @@ fn spawn(
                 spin_held: None,
             };
             th.run(&spec.program, &partners);
+            // The thread's exit wakes its joiner (TaskSpec::exit_post).
+            if let Some(obj) = spec.exit_post {
+                sem_post(&sh2, obj);
+            }
             sh2.finished.fetch_add(1, Ordering::SeqCst);
             {
                 let _g = sh2.done_lock.lock().unwrap_or_else(|e| e.into_inner());
@@ -546,13 +550,7 @@ impl Thread<'_> {
                         }
                     }
                 }
-                Op::SemPost { obj } => {
-                    let mut g = sh.lock();
-                    if let Obj::Sem { count, max } = &mut g[*obj] {
-                        *count = (*count + 1).min(*max);
-                        sh.cvs[*obj].notify_one();
-                    }
-                }
+                Op::SemPost { obj } => sem_post(sh, *obj),
                 Op::ReqPost { .. } | Op::ReqTake { .. } => {
                     unreachable!("refused in Shared::new: no request lists here")
                 }
@@ -741,6 +739,15 @@ impl Thread<'_> {
     }
 }
 
+/// sem_post: one more unit (up to the semaphore's max), one waiter woken.
+fn sem_post(sh: &Shared, obj: usize) {
+    let mut g = sh.lock();
+    if let Obj::Sem { count, max } = &mut g[obj] {
+        *count = (*count + 1).min(*max);
+        sh.cvs[obj].notify_one();
+    }
+}
+
 fn release_mutex(sh: &Shared, g: &mut MutexGuard<'_, Vec<Obj>>, obj: usize) {
     if let Obj::Mutex { owned } = &mut g[obj] {
         *owned = false;
@@ -817,6 +824,39 @@ mod tests {
         assert!(!cond_signal(&mut lone, false));
         let late = cond_ticket(&mut lone).unwrap();
         assert!(!cond_released(&lone, late));
+    }
+
+    /// A task's exit posts its join semaphore (TaskSpec::exit_post), as in the
+    /// simulator: the joiner, waiting on it, finishes too.
+    #[test]
+    fn a_tasks_exit_wakes_its_joiner() {
+        use schedlab::workload::program::ObjectSpec;
+        let mut wl = Workload::default();
+        wl.objects
+            .push(ObjectSpec::Semaphore { initial: 0, max: 1 });
+        wl.tasks
+            .push(TaskSpec::new("joiner", vec![Op::SemWait { obj: 0 }]));
+        wl.tasks
+            .push(TaskSpec::new("worker", vec![Op::Run { work_ns: 1_000 }]).exit_post(0));
+        let sh = Shared::new(wl, 1.0, vec![None, None]).unwrap();
+        let gate = Arc::new(std::sync::Barrier::new(3));
+        spawn_all(&sh, &gate).unwrap();
+        mark_start(&sh);
+        gate.wait();
+        let deadline = now_ns() + 10_000_000_000;
+        let mut g = sh.done_lock.lock().unwrap();
+        while sh.finished.load(Ordering::SeqCst) < 2 && now_ns() < deadline {
+            g = sh
+                .done_cv
+                .wait_timeout(g, std::time::Duration::from_millis(100))
+                .unwrap()
+                .0;
+        }
+        assert_eq!(
+            sh.finished.load(Ordering::SeqCst),
+            2,
+            "the joiner was not woken"
+        );
     }
 
     #[test]
