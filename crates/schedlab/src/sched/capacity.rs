@@ -77,8 +77,19 @@ impl Sched {
 
     /// get_actual_cpu_capacity: arch capacity minus HW pressure.
     pub fn get_actual_cpu_capacity(&self, cpu: CpuId) -> u64 {
-        let cap = self.machine.arch_scale_cpu_capacity(cpu);
+        let cap = self.arch_scale_cpu_capacity(cpu);
         cap.saturating_sub(self.rqs[cpu].avg_hw.load_avg)
+    }
+
+    /// arch_scale_cpu_capacity: the CPU's capacity at its top frequency (Sched's dense
+    /// copy of Machine's).
+    #[inline]
+    pub fn arch_scale_cpu_capacity(&self, cpu: CpuId) -> u64 {
+        debug_assert_eq!(
+            self.capacity_orig[cpu], self.machine.cpus[cpu].capacity,
+            "stale capacity_orig of CPU {cpu}"
+        );
+        u64::from(self.capacity_orig[cpu])
     }
 
     /// capacity_of(cpu) = rq->cpu_capacity: actual capacity less RT/DL/IRQ use
@@ -108,7 +119,7 @@ impl Sched {
         if !self.uclamp_is_used() {
             return fits as i32;
         }
-        let cap_orig = self.machine.arch_scale_cpu_capacity(cpu);
+        let cap_orig = self.arch_scale_cpu_capacity(cpu);
         if !(cap_orig == 1024 && uclamp_max == 1024) {
             fits |= uclamp_max <= cap_orig;
         }
@@ -142,13 +153,24 @@ impl Sched {
     /// cpu_overutilized (v7.0). Under OVERUTIL_WITHOUT_EAS, the pre-v6.10
     /// form that does not look at EAS.
     pub fn cpu_overutilized(&self, cpu: CpuId) -> bool {
-        let legacy = self.features.on(Feature::OVERUTIL_WITHOUT_EAS);
-        if !legacy && !self.sched_energy_enabled() {
+        if !self.overutilized_tracked() {
             return false;
         }
-        let cap = self.machine.arch_scale_cpu_capacity(cpu);
+        let cap = self.arch_scale_cpu_capacity(cpu);
         let faster = self.util_est_faster(cpu, super::fair::util_est::UtilConsumer::Overutilized);
-        let util = self.cpu_util_cfs(cpu).max(faster.min(cap));
+        self.util_overutilizes(cpu, self.cpu_util_cfs(cpu).max(faster.min(cap)))
+    }
+
+    /// cpu_overutilized can be true: EAS is on, or the pre-v6.10 rule applies.
+    #[inline]
+    pub(crate) fn overutilized_tracked(&self) -> bool {
+        self.features.on(Feature::OVERUTIL_WITHOUT_EAS) || self.sched_energy_enabled()
+    }
+
+    /// cpu_overutilized past its EAS test, given the util it reads (the balancer's group
+    /// walk has it already).
+    #[inline]
+    pub(crate) fn util_overutilizes(&self, cpu: CpuId, util: u64) -> bool {
         if !self.cfg.kernel.has_util_fits_cpu() {
             // 5.18 / 6.1: the utilisation against capacity_of, no clamps.
             return !fits_capacity(util, self.capacity_of(cpu));

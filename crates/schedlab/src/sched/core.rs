@@ -53,6 +53,7 @@ impl Sched {
             })
             .collect();
         let sd = super::topology::build_sched_domains(&machine);
+        let capacity_orig = machine.cpus.iter().map(|c| c.capacity).collect();
         let mut s = Sched {
             cfg: SchedConfig {
                 hz,
@@ -84,6 +85,7 @@ impl Sched {
             smt_core: Vec::new(),
             smt_busy: Vec::new(),
             smt_share_pct: Vec::new(),
+            capacity_orig,
             placement_visits: 0,
             sis_scan_order: Vec::new(),
             placement: Default::default(),

@@ -166,7 +166,7 @@ impl Sched {
         if !self.sugov_should_update_freq(d, time) {
             return;
         }
-        let max_cap = self.machine.arch_scale_cpu_capacity(cpu);
+        let max_cap = self.arch_scale_cpu_capacity(cpu);
         let next_f = if self.machine.freq_domains[d].cpus.len() == 1 {
             // sugov_update_single_freq
             let boost = self.sugov_iowait_apply(cpu, time, max_cap);
@@ -243,7 +243,7 @@ impl Sched {
     /// sugov_get_util: the CPU's performance request including headroom and clamps.
     #[inline]
     fn sugov_get_util(&mut self, cpu: CpuId, boost: u64) {
-        let cap = self.machine.arch_scale_cpu_capacity(cpu);
+        let cap = self.arch_scale_cpu_capacity(cpu);
         let faster = self.util_est_faster(cpu, UtilConsumer::Freq);
         let util = self.cpu_util_cfs_boost(cpu).max(faster.min(cap));
         if self.cfg.kernel.has_headroom_on_clamped_util() {
@@ -272,7 +272,7 @@ impl Sched {
         util_cfs: u64,
         p: Option<super::TaskId>,
     ) -> u64 {
-        let scale = self.machine.arch_scale_cpu_capacity(cpu);
+        let scale = self.arch_scale_cpu_capacity(cpu);
         let rq = &self.rqs[cpu];
         if !self.uclamp_is_used() && rq.rt.is_runnable() {
             return scale;
@@ -304,7 +304,7 @@ impl Sched {
     /// effective_cpu_util(cpu, util_cfs, &min, &max) → (util, min, max) (fair.c).
     #[inline]
     pub fn effective_cpu_util(&self, cpu: CpuId, util_cfs: u64) -> (u64, u64, u64) {
-        let scale = self.machine.arch_scale_cpu_capacity(cpu);
+        let scale = self.arch_scale_cpu_capacity(cpu);
         let rq = &self.rqs[cpu];
         let irq = rq.avg_irq.util_avg;
         if irq >= scale {

@@ -89,7 +89,7 @@ pub struct EnergyEnv {
 impl Sched {
     /// eenv_task_busy_time: task_util_est scaled for the IRQ share of `prev_cpu`.
     pub fn eenv_task_busy_time(&self, p: TaskId, prev_cpu: CpuId) -> u64 {
-        let cap = self.machine.arch_scale_cpu_capacity(prev_cpu);
+        let cap = self.arch_scale_cpu_capacity(prev_cpu);
         let irq = self.rqs[prev_cpu].avg_irq.util_avg;
         if irq >= cap {
             return cap;
@@ -173,7 +173,7 @@ impl Sched {
     /// taking the maximum.
     fn compute_energy_per_cpu(&self, cpu_cap: u64, d: usize, p: TaskId, dst: Option<CpuId>) -> u64 {
         let cpus = &self.machine.freq_domains[d].cpus;
-        let scale_cpu = self.machine.arch_scale_cpu_capacity(cpus[0]);
+        let scale_cpu = self.arch_scale_cpu_capacity(cpus[0]);
         let (mut max_util, mut sum_util) = (0, 0);
         for &cpu in cpus {
             let util_freq = self.cpu_util(cpu, Some(p), dst, false);

@@ -81,17 +81,22 @@ impl SchedEntity {
     }
 }
 
-/// struct cfs_rq (kernel/sched/sched.h).
+/// struct cfs_rq (kernel/sched/sched.h). `repr(C)`, line-aligned: what the balancer's
+/// group walk reads for every CPU (update_sg_lb_stats: the PELT signals, then the
+/// counts) fills the first line and starts the second, instead of straddling three.
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub struct CfsRq {
-    pub cpu: CpuId,
-    /// Σ W of queued entities, including curr and delayed ones.
-    pub load: LoadWeight,
+    /// PELT signals; on the root cfs_rq, util_est is the enqueued tasks' sum (util_est_enqueue).
+    pub avg: SchedAvg,
     pub nr_queued: u32,
     pub h_nr_queued: u32,
     /// h_nr_queued minus delayed tasks.
     pub h_nr_runnable: u32,
     pub h_nr_idle: u32,
+    /// Σ W of queued entities, including curr and delayed ones.
+    pub load: LoadWeight,
+    pub cpu: CpuId,
     pub sum_w_vruntime: i64,
     pub sum_weight: u64,
     pub zero_vruntime: u64,
@@ -105,8 +110,6 @@ pub struct CfsRq {
     pub tasks_timeline: EntityTree,
     /// Group entity that owns this cfs_rq (`None` for a CPU's root cfs_rq).
     pub owner: Option<EntityId>,
-    /// PELT signals; on the root cfs_rq, util_est is the enqueued tasks' sum (util_est_enqueue).
-    pub avg: SchedAvg,
     /// Contributions of tasks that left by wake-up migration (remove_entity_load_avg).
     pub removed: Removed,
     /// Group-scheduling state: task group, tg load, propagation, h_load, bandwidth.
@@ -363,6 +366,10 @@ pub struct Rq {
     pub idle_calls: u64,
 }
 
+// The first line holds the PELT signals, the counts follow (CfsRq's doc).
+const _: () =
+    assert!(std::mem::size_of::<SchedAvg>() == 64 && std::mem::offset_of!(CfsRq, h_nr_idle) < 80);
+
 // The first line holds what its doc says; a field added before `sim` must not push it out.
 const _: () = assert!(std::mem::offset_of!(Rq, sim) == 64);
 
@@ -535,6 +542,11 @@ pub struct Sched {
     /// cpu_speed's per-thread share in percent by busy sibling count (index 0: alone),
     /// computed once from the machine's smt_busy_speed_pct: no division per update.
     pub(crate) smt_share_pct: Vec<u64>,
+    /// Not kernel state: each CPU's capacity at its top frequency (Machine's, which
+    /// never changes during a run) in one dense array, the copy arch_scale_cpu_capacity
+    /// reads: the balancer's group walk reads it for every CPU, and Machine's CPU table
+    /// spends a cache line on each.
+    pub(crate) capacity_orig: Vec<u32>,
     /// CPUs examined by the placement in progress (charged as scan time).
     pub placement_visits: u64,
     /// select_idle_cpu's scan order, kept between calls so a wake-up allocates nothing.

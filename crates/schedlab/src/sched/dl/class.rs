@@ -231,7 +231,7 @@ impl Sched {
     /// and capacity (bandwidth enforcement is scale invariant; no GRUB reclaiming).
     fn dl_scaled_delta_exec(&self, cpu: CpuId, delta: i64) -> i64 {
         let f = self.machine.arch_scale_freq_capacity(cpu);
-        let c = self.machine.arch_scale_cpu_capacity(cpu);
+        let c = self.arch_scale_cpu_capacity(cpu);
         cap_scale(cap_scale(delta as u64, f), c) as i64
     }
 

@@ -20,7 +20,7 @@ impl Sched {
         let Some(e) = self.tasks[p].dl.as_deref() else {
             return true;
         };
-        let cap = self.machine.arch_scale_cpu_capacity(cpu);
+        let cap = self.arch_scale_cpu_capacity(cpu);
         cap_scale(e.dl_deadline, cap) >= e.dl_runtime
     }
 
@@ -43,7 +43,7 @@ impl Sched {
             for c in free.iter().collect::<Vec<_>>() {
                 if !self.dl_task_fits_capacity(p, c) {
                     free.clear(c);
-                    let cap = self.machine.arch_scale_cpu_capacity(c);
+                    let cap = self.arch_scale_cpu_capacity(c);
                     if cap > max_cap || (c == self.tasks[p].cpu && cap == max_cap) {
                         max_cap = cap;
                         max_cpu = Some(c);

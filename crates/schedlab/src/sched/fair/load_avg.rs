@@ -83,7 +83,7 @@ impl Sched {
         }
         let delta = delta << self.cfg.pelt_lshift;
         let idle = self.rqs[cpu].curr.is_none();
-        let cap = self.machine.arch_scale_cpu_capacity(cpu);
+        let cap = self.arch_scale_cpu_capacity(cpu);
         let freq = self.machine.arch_scale_freq_capacity(cpu);
         let now = self.now;
         let clk = &mut self.rqs[cpu].pelt;
@@ -357,7 +357,7 @@ impl Sched {
         let cpu = self.cfs_rqs[cfs].cpu;
         let w = self.se_weight(se);
         let ra = self.cfs_rqs[cfs].avg;
-        let cap = (self.machine.arch_scale_cpu_capacity(cpu) as i64 - ra.util_avg as i64) / 2;
+        let cap = (self.arch_scale_cpu_capacity(cpu) as i64 - ra.util_avg as i64) / 2;
         let sa = &mut self.entities[se as usize].avg;
         if cap > 0 {
             sa.util_avg = if ra.util_avg != 0 {

@@ -109,16 +109,21 @@ impl Sched {
     /// frequency to PELT time (seed 003's "scaled util_est_faster").
     #[inline]
     pub fn util_est_faster(&self, cpu: CpuId, consumer: UtilConsumer) -> u64 {
-        let on = self.features.on(Feature::UTIL_EST)
-            && (self.features.on(Feature::UTIL_EST_FASTER) || self.features.on(consumer.feature()));
-        if !on {
+        if !self.util_est_faster_on(consumer) {
             return 0;
         }
         self.util_est_faster_boost(cpu)
     }
 
+    /// `consumer` reads the util_est_faster boost.
+    #[inline]
+    pub(crate) fn util_est_faster_on(&self, consumer: UtilConsumer) -> bool {
+        self.features.on(Feature::UTIL_EST)
+            && (self.features.on(Feature::UTIL_EST_FASTER) || self.features.on(consumer.feature()))
+    }
+
     /// The boost itself, once a consumer has it switched on.
-    fn util_est_faster_boost(&self, cpu: CpuId) -> u64 {
+    pub(crate) fn util_est_faster_boost(&self, cpu: CpuId) -> u64 {
         let Some(curr) = self.rqs[cpu].curr else {
             return 0;
         };
@@ -131,7 +136,7 @@ impl Sched {
         let delta = if self.features.on(Feature::UTIL_EST_FASTER_UNSCALED) {
             delta
         } else {
-            let delta = (delta * self.machine.arch_scale_cpu_capacity(cpu)) >> 10;
+            let delta = (delta * self.arch_scale_cpu_capacity(cpu)) >> 10;
             (delta * self.machine.arch_scale_freq_capacity(cpu)) >> 10
         };
         crate::sched::pelt::faster_est_approx(delta * 2)
@@ -254,7 +259,7 @@ impl Sched {
             }
             util = util.max(est);
         }
-        util.min(self.machine.arch_scale_cpu_capacity(cpu))
+        util.min(self.arch_scale_cpu_capacity(cpu))
     }
 
     /// cpu_util_cfs(cpu) = cpu_util(cpu, NULL, −1, 0).

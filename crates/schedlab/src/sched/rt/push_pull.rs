@@ -47,7 +47,7 @@ impl Sched {
         use crate::sched::uclamp::UclampId;
         let min = self.uclamp_eff_value(p, UclampId::Min);
         let max = self.uclamp_eff_value(p, UclampId::Max);
-        self.machine.arch_scale_cpu_capacity(cpu) >= u64::from(min.min(max))
+        self.arch_scale_cpu_capacity(cpu) >= u64::from(min.min(max))
     }
 
     /// cpupri_find_fitness: the allowed CPUs at the lowest cpupri level below the task's

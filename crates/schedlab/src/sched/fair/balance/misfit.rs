@@ -11,7 +11,7 @@ pub fn max_allowed_capacity(s: &Sched, p: TaskId) -> u64 {
         .iter()
         .enumerate()
         .filter(|&(_, &a)| a)
-        .map(|(c, _)| s.machine.arch_scale_cpu_capacity(c))
+        .map(|(c, _)| s.arch_scale_cpu_capacity(c))
         .max()
         .unwrap_or(0)
 }
@@ -26,8 +26,7 @@ impl Sched {
             Some(p)
                 if self.tasks[p].nr_cpus_allowed > 1
                     && (!self.cfg.kernel.refines_misfit_balance()
-                        || self.machine.arch_scale_cpu_capacity(cpu)
-                            < max_allowed_capacity(self, p))
+                        || self.arch_scale_cpu_capacity(cpu) < max_allowed_capacity(self, p))
                     && !self.task_fits_cpu(p, cpu) =>
             {
                 self.task_h_load(p).max(1)

@@ -20,15 +20,7 @@ impl Sched {
     /// RT/IRQ/pressure.
     pub fn check_cpu_capacity(&self, cpu: CpuId, sd: DomainId) -> bool {
         let pct = self.sd.domains[sd].imbalance_pct as u64;
-        self.capacity_of(cpu) * pct < self.machine.arch_scale_cpu_capacity(cpu) * 100
-    }
-
-    /// The util the balancer reads for a CPU: cpu_util_cfs, with seed 003's
-    /// util_est_faster boost when its `_lb` variant is on.
-    fn lb_cpu_util(&self, cpu: CpuId) -> u64 {
-        let cap = self.machine.arch_scale_cpu_capacity(cpu);
-        let faster = self.util_est_faster(cpu, UtilConsumer::Lb);
-        self.cpu_util_cfs(cpu).max(faster.min(cap))
+        self.capacity_of(cpu) * pct < self.arch_scale_cpu_capacity(cpu) * 100
     }
 
     /// update_sg_lb_stats over `group ∩ env.cpus`.
@@ -46,6 +38,11 @@ impl Sched {
         let sgc = &self.sd.sgc[sg.sgc];
         let mut sgs = SgLbStats::default();
         let mut examined = 0;
+        // What does not change from CPU to CPU, read once for the walk: cpu_overutilized's
+        // EAS test, and which readers take seed 003's util_est_faster boost.
+        let overutilized_tracked = self.overutilized_tracked();
+        let lb_boost = self.util_est_faster_on(UtilConsumer::Lb);
+        let ou_boost = self.util_est_faster_on(UtilConsumer::Overutilized);
         for i in self.sd.group_span(group).iter() {
             if !env.cpus.contains(i) {
                 continue;
@@ -55,13 +52,25 @@ impl Sched {
             let cfs = &self.cfs_rqs[rq.cfs];
             let load = cfs.avg.load_avg;
             sgs.group_load += load;
-            sgs.group_util += self.lb_cpu_util(i);
+            // cpu_util_cfs and the boost, read once for the util sum and the
+            // overutilized test.
+            let util_cfs = self.cpu_util_cfs(i);
+            let boosted = if lb_boost || ou_boost {
+                let cap = self.arch_scale_cpu_capacity(i);
+                util_cfs.max(self.util_est_faster_boost(i).min(cap))
+            } else {
+                util_cfs
+            };
+            sgs.group_util += if lb_boost { boosted } else { util_cfs };
             sgs.group_runnable += cfs.avg.runnable_avg;
             sgs.sum_h_nr_running += cfs.lb_h_nr_running(self.cfg.kernel);
             let nr_running = rq.nr_running;
             sgs.sum_nr_running += nr_running;
             // An OR over the group: once set, the rest of its CPUs cannot change it.
-            if !sgs.group_overutilized && self.cpu_overutilized(i) {
+            if overutilized_tracked
+                && !sgs.group_overutilized
+                && self.util_overutilizes(i, if ou_boost { boosted } else { util_cfs })
+            {
                 sgs.group_overutilized = true;
                 *sg_overutilized = true;
             }
