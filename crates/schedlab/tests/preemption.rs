@@ -131,7 +131,7 @@ fn latencies(model: PreemptModel, features: &str, wl: Workload, secs: u64, p: us
         s.sched.invariant_messages
     );
     let l = s.sched.observer::<WakeupLatencies>().unwrap();
-    l.per_task[p].samples().expect("under the exact cap")[1..].to_vec()
+    l.samples(p).expect("under the exact cap")[1..].to_vec()
 }
 
 fn share_under(v: &[u64], ns: u64) -> f64 {

@@ -11,6 +11,7 @@ use crate::machine::CpuId;
 use crate::sched::{Sched, SchedObserver, TaskId};
 use hdrhistogram::Histogram;
 use serde::Serialize;
+use std::cell::RefCell;
 
 /// Samples a recorder keeps exactly (256 KiB a task at most: 4 bytes a sample below
 /// 4.29 s, see [`LatencyRecorder`]). Every example and study
@@ -325,22 +326,167 @@ mod tests {
         let exact_doc = serde_json::to_string(&LatencySummary::default()).unwrap();
         assert!(!exact_doc.contains("approximate"), "{exact_doc}");
     }
+
+    /// The log gives every task the samples, in the order, that recording at each switch
+    /// gives: over several flushes, tasks first seen late, latencies past u32 (recorded
+    /// directly) and a task past the exact cap.
+    #[test]
+    fn the_log_records_what_each_switch_would() {
+        let mut log = WakeupLatencies::default();
+        let mut direct: Vec<LatencyRecorder> = vec![LatencyRecorder::default(); 40];
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let n = 3 * PENDING_CAP as u64 + EXACT_SAMPLES_CAP as u64;
+        for i in 0..n {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Task 0 takes most samples (it crosses the exact cap); the others join late.
+            let p = if !x.is_multiple_of(3) {
+                0
+            } else {
+                (x % 40).min(1 + i / 2000) as usize
+            };
+            let ns = match x % 1000 {
+                0 => u32::MAX as u64 + (x >> 40),
+                1 => u32::MAX as u64,
+                2 => u32::MAX as u64 - 1,
+                _ => sample(x >> 20),
+            };
+            log.record(p, ns);
+            direct[p].record(ns);
+        }
+        assert!(direct[0].len() > EXACT_SAMPLES_CAP as u64);
+        for (p, d) in direct.iter().enumerate() {
+            assert_eq!(log.samples(p), d.samples(), "task {p}");
+            assert_eq!(log.summary(p), d.summary(), "task {p}");
+        }
+        assert_eq!(log.summary(40), LatencySummary::default());
+        assert_eq!(log.samples(40), Some(Vec::new()));
+    }
 }
+
+/// Samples [`WakeupLatencies`] holds before it hands them to their tasks' recorders (8 bytes
+/// each: 256 KiB, and as much again to group them, within a core's L2).
+const PENDING_CAP: usize = 1 << 15;
 
 /// Wake-up latency of every task: from try_to_wake_up (or wake_up_new_task) to the moment
 /// its work starts on a CPU, the context-switch cost included. Fed by sched_switch.
+///
+/// A switch appends its sample to one log, and a full log goes to the recorders grouped by
+/// task, each task's samples in their order: a recorder's line and its buffer's end are
+/// touched once a flush instead of once a switch, where they are cold for tasks that run
+/// rarely (docs/performance.md, "Fifteenth round"). Readers flush first, so every result
+/// is the one per-switch recording gives.
 #[derive(Debug, Clone, Default)]
 pub struct WakeupLatencies {
-    pub per_task: Vec<LatencyRecorder>,
+    per_task: RefCell<Vec<LatencyRecorder>>,
+    pending: RefCell<Pending>,
+}
+
+/// The log and the scratch that groups it.
+#[derive(Debug, Clone, Default)]
+struct Pending {
+    /// (task, latency) in the order recorded; a task or latency past u32 is recorded
+    /// directly instead (after a flush, so the order holds).
+    log: Vec<(u32, u32)>,
+    grouped: Vec<(u32, u32)>,
+    /// Per task: 0 while unseen in this flush, then its count, then its next place.
+    place: Vec<u32>,
+    /// The tasks in the log, in order of first appearance.
+    seen: Vec<u32>,
+}
+
+impl Pending {
+    /// Move the log into `per_task`, grouped by task (a counting sort: the order between
+    /// tasks does not matter, within one it is kept).
+    fn flush_into(&mut self, per_task: &mut Vec<LatencyRecorder>) {
+        let Some(&(most, _)) = self.log.iter().max_by_key(|e| e.0) else {
+            return;
+        };
+        let need = most as usize + 1;
+        if per_task.len() < need {
+            per_task.resize_with(need, Default::default);
+        }
+        if self.place.len() < need {
+            self.place.resize(need, 0);
+        }
+        self.seen.clear();
+        for &(t, _) in &self.log {
+            let c = &mut self.place[t as usize];
+            if *c == 0 {
+                self.seen.push(t);
+            }
+            *c += 1;
+        }
+        let mut at = 0;
+        for &t in &self.seen {
+            let c = &mut self.place[t as usize];
+            (at, *c) = (at + *c, at);
+        }
+        self.grouped.clear();
+        self.grouped.resize(self.log.len(), (0, 0));
+        for &(t, ns) in &self.log {
+            let c = &mut self.place[t as usize];
+            self.grouped[*c as usize] = (t, ns);
+            *c += 1;
+        }
+        for &(t, ns) in &self.grouped {
+            per_task[t as usize].record(u64::from(ns));
+        }
+        for &t in &self.seen {
+            self.place[t as usize] = 0;
+        }
+        self.log.clear();
+    }
 }
 
 impl WakeupLatencies {
+    /// Move the pending samples into their recorders.
+    fn flush(&self) {
+        let mut pending = self.pending.borrow_mut();
+        if !pending.log.is_empty() {
+            pending.flush_into(&mut self.per_task.borrow_mut());
+        }
+    }
+
+    fn record(&mut self, p: TaskId, ns: u64) {
+        let pending = self.pending.get_mut();
+        match (u32::try_from(p), u32::try_from(ns)) {
+            (Ok(t), Ok(v)) => {
+                pending.log.push((t, v));
+                if pending.log.len() == PENDING_CAP {
+                    pending.flush_into(self.per_task.get_mut());
+                }
+            }
+            _ => {
+                let per_task = self.per_task.get_mut();
+                pending.flush_into(per_task);
+                if per_task.len() <= p {
+                    per_task.resize_with(p + 1, Default::default);
+                }
+                per_task[p].record(ns);
+            }
+        }
+    }
+
     /// The summary of task `p` (empty if it never woke).
     pub fn summary(&self, p: TaskId) -> LatencySummary {
+        self.flush();
         self.per_task
+            .borrow()
             .get(p)
             .map(|r| r.summary())
             .unwrap_or_default()
+    }
+
+    /// Every latency of task `p` in the order recorded (see [`LatencyRecorder::samples`]);
+    /// empty if it never woke.
+    pub fn samples(&self, p: TaskId) -> Option<Vec<u64>> {
+        self.flush();
+        self.per_task
+            .borrow()
+            .get(p)
+            .map_or(Some(Vec::new()), |r| r.samples())
     }
 }
 
@@ -361,11 +507,8 @@ impl SchedObserver for WakeupLatencies {
             return;
         };
         if let Some(woken) = s.tasks[n].stats.wakeup_at {
-            if self.per_task.len() <= n {
-                self.per_task.resize_with(n + 1, Default::default);
-            }
             let start = s.now + s.context_switch_cost(cpu, n);
-            self.per_task[n].record(start - woken);
+            self.record(n, start - woken);
         }
     }
 }
