@@ -50,17 +50,21 @@ pub(super) struct AvlTree {
     leftmost: u32,
     len: usize,
     next_seq: u64,
+    /// Nodes keep their subtree's min_vruntime (for `pick_eligible`); when false it stays
+    /// the node's own vruntime from insertion and `pick_eligible` scans in order.
+    tracks_eligibility: bool,
 }
 
 impl Default for AvlTree {
     fn default() -> Self {
-        Self::new()
+        Self::new(true)
     }
 }
 
 impl AvlTree {
-    pub fn new() -> Self {
+    pub fn new(tracks_eligibility: bool) -> Self {
         AvlTree {
+            tracks_eligibility,
             nodes: Vec::new(),
             free_head: NIL,
             slot_of: Vec::new(),
@@ -263,6 +267,9 @@ impl AvlTree {
     /// Minimum vruntime (signed-difference) over the whole tree.
     #[cfg(test)]
     pub fn min_vruntime(&self) -> Option<u64> {
+        if !self.tracks_eligibility {
+            return self.iter().map(|e| e.2).reduce(vmin);
+        }
         self.root_node().map(|n| n.min_vruntime)
     }
 
@@ -282,6 +289,10 @@ impl AvlTree {
     /// eligible. `eligible` must be monotone (eligible(v) implies eligible(u) for u <= v).
     /// At most two calls of `eligible` per tree level.
     pub fn pick_eligible(&self, eligible: impl Fn(u64) -> bool) -> Option<EntityId> {
+        if !self.tracks_eligibility {
+            // The walk below returns the first eligible entity in order.
+            return self.iter().find(|e| eligible(e.2)).map(|e| e.0);
+        }
         let mut cur = self.root;
         while cur != NIL {
             let node = &self.nodes[cur as usize];
@@ -386,9 +397,12 @@ impl AvlTree {
             mins = mins.min(c.min_slice);
             maxs = maxs.max(c.max_slice);
         }
+        let track = self.tracks_eligibility;
         let n = &mut self.nodes[i as usize];
         n.height = height + 1;
-        n.min_vruntime = minv;
+        if track {
+            n.min_vruntime = minv;
+        }
         n.min_slice = mins;
         n.max_slice = maxs;
     }
@@ -601,7 +615,9 @@ mod tests {
                 let (hl, hr) = (t.h(n.left), t.h(n.right));
                 assert!(hl.abs_diff(hr) <= 1, "AVL balance violated");
                 assert_eq!(n.height, h + 1, "height");
-                assert_eq!(n.min_vruntime, minv, "min_vruntime aggregate");
+                if t.tracks_eligibility {
+                    assert_eq!(n.min_vruntime, minv, "min_vruntime aggregate");
+                }
                 assert_eq!(n.min_slice, mins, "min_slice aggregate");
                 assert_eq!(n.max_slice, maxs, "max_slice aggregate");
                 assert_eq!(t.slot_of[n.id as usize], i, "id map");
@@ -651,7 +667,7 @@ mod tests {
     #[test]
     fn tree_order_across_wrap() {
         let base = 0u64.wrapping_sub(1 << 20);
-        let mut t = AvlTree::new();
+        let mut t = AvlTree::new(true);
         // Deadlines straddle zero: base+2^20+5 == 5 is later than base.
         t.insert(0, 5, 5, 10);
         t.insert(1, base, base.wrapping_add(7), 20);
@@ -708,7 +724,7 @@ mod tests {
     #[should_panic]
     #[cfg(debug_assertions)]
     fn duplicate_insert_panics_in_debug() {
-        let mut t = AvlTree::new();
+        let mut t = AvlTree::new(true);
         t.insert(1, 1, 1, 1);
         t.insert(1, 2, 2, 2);
     }
@@ -731,7 +747,7 @@ mod tests {
         let n = 10_000usize;
         let base = 0u64.wrapping_sub(1 << 20);
         for pattern in 0..3 {
-            let mut t = AvlTree::new();
+            let mut t = AvlTree::new(true);
             let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ pattern;
             for id in 0..n as u32 {
                 let r = xorshift(&mut s);

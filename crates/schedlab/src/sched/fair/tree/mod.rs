@@ -56,6 +56,9 @@ pub struct EntityTree {
     form: Form,
     /// SMALL_MAX but for tests, which exercise the conversions with small queues.
     small_max: usize,
+    /// Whether a tree made from now on keeps its subtrees' min_vruntime (EEVDF's pick
+    /// walks it; CFS takes the leftmost, so its trees skip that upkeep).
+    tracks_eligibility: bool,
 }
 
 impl Default for EntityTree {
@@ -73,7 +76,16 @@ impl EntityTree {
         EntityTree {
             form: Form::Small(SortedQueue::default()),
             small_max,
+            tracks_eligibility: true,
         }
+    }
+
+    /// Keep (or not) the subtree min_vruntime that `pick_eligible` walks, from the next
+    /// time the queue becomes a tree; without it `pick_eligible` scans in order (the same
+    /// answer, in O(n)).
+    #[inline]
+    pub fn set_tracks_eligibility(&mut self, on: bool) {
+        self.tracks_eligibility = on;
     }
 
     /// Insert an entity with the given deadline, vruntime and slice. Equal deadlines: the new
@@ -109,7 +121,7 @@ impl EntityTree {
     /// insertion numbers.
     #[cold]
     fn become_tree(&mut self) {
-        let mut t = AvlTree::new();
+        let mut t = AvlTree::new(self.tracks_eligibility);
         for (id, d, v, s) in self.iter() {
             t.insert(id, d, v, s);
         }

@@ -36,15 +36,18 @@ impl EntityTree {
 }
 
 /// Both forms agree on ties and across the wrap: the same queue built past the limit (a
-/// tree) and below it (an array) answers alike at every step of growing and shrinking.
+/// tree, with and without the subtree min_vruntime a CFS queue skips) and below it (an
+/// array) answers alike at every step of growing and shrinking.
 #[test]
 fn the_array_and_the_tree_give_the_same_answers() {
     let base = 0u64.wrapping_sub(1 << 20);
     let mut small = EntityTree::with_small_max(usize::MAX);
     let mut tree = EntityTree::with_small_max(0);
     let mut hybrid = EntityTree::new();
+    let mut untracked = EntityTree::with_small_max(0);
+    untracked.set_tracks_eligibility(false);
     let mut s = 0x2545_F491_4F6C_DD1Du64;
-    let step = |t: &mut [&mut EntityTree; 3], ins: Option<(u32, u64, u64, u64)>, rm: u32| {
+    let step = |t: &mut [&mut EntityTree; 4], ins: Option<(u32, u64, u64, u64)>, rm: u32| {
         for q in t.iter_mut() {
             match ins {
                 Some((id, d, v, sl)) => q.insert(id, d, v, sl),
@@ -55,6 +58,7 @@ fn the_array_and_the_tree_give_the_same_answers() {
         let all: Vec<Vec<_>> = t.iter().map(|q| q.iter().collect()).collect();
         assert_eq!(all[0], all[1]);
         assert_eq!(all[0], all[2]);
+        assert_eq!(all[0], all[3]);
         for thr in [base, base.wrapping_add(1 << 19), base.wrapping_add(1 << 21)] {
             let picks: Vec<_> = t
                 .iter()
@@ -62,6 +66,7 @@ fn the_array_and_the_tree_give_the_same_answers() {
                 .collect();
             assert_eq!(picks[0], picks[1]);
             assert_eq!(picks[0], picks[2]);
+            assert_eq!(picks[0], picks[3]);
         }
         let aggs: Vec<_> = t
             .iter()
@@ -69,8 +74,9 @@ fn the_array_and_the_tree_give_the_same_answers() {
             .collect();
         assert_eq!(aggs[0], aggs[1]);
         assert_eq!(aggs[0], aggs[2]);
+        assert_eq!(aggs[0], aggs[3]);
     };
-    let mut qs = [&mut small, &mut tree, &mut hybrid];
+    let mut qs = [&mut small, &mut tree, &mut hybrid, &mut untracked];
     let mut grew_past = false;
     for id in 0..100u32 {
         s ^= s << 13;
@@ -88,6 +94,7 @@ fn the_array_and_the_tree_give_the_same_answers() {
     }
     assert!(!qs[2].is_tree() && qs[2].is_empty());
     assert!(!qs[0].is_tree());
+    assert!(qs[3].is_empty());
 }
 
 #[derive(Clone, Debug)]
