@@ -390,7 +390,8 @@ struct Pending {
     /// directly instead (after a flush, so the order holds).
     log: Vec<(u32, u32)>,
     grouped: Vec<(u32, u32)>,
-    /// Per task: 0 while unseen in this flush, then its count, then its next place.
+    /// Per task, during a flush: its count in the log, then where its next sample goes in
+    /// `grouped`; 0 for every task between flushes.
     place: Vec<u32>,
     /// The tasks in the log, in order of first appearance.
     seen: Vec<u32>,
@@ -400,23 +401,19 @@ impl Pending {
     /// Move the log into `per_task`, grouped by task (a counting sort: the order between
     /// tasks does not matter, within one it is kept).
     fn flush_into(&mut self, per_task: &mut Vec<LatencyRecorder>) {
-        let Some(&(most, _)) = self.log.iter().max_by_key(|e| e.0) else {
-            return;
-        };
-        let need = most as usize + 1;
-        if per_task.len() < need {
-            per_task.resize_with(need, Default::default);
-        }
-        if self.place.len() < need {
-            self.place.resize(need, 0);
-        }
         self.seen.clear();
         for &(t, _) in &self.log {
+            if t as usize >= self.place.len() {
+                self.place.resize(t as usize + 1, 0);
+            }
             let c = &mut self.place[t as usize];
             if *c == 0 {
                 self.seen.push(t);
             }
             *c += 1;
+        }
+        if per_task.len() < self.place.len() {
+            per_task.resize_with(self.place.len(), Default::default);
         }
         let mut at = 0;
         for &t in &self.seen {

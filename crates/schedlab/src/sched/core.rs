@@ -132,6 +132,10 @@ impl Sched {
         self.cfg.kernel = v;
         self.cfg.base_slice = v.normalized_base_slice() * sysctl_factor(n, TUNABLESCALING_LOG);
         self.cfg.cfs = CfsTunables::scaled(n, TUNABLESCALING_LOG);
+        // CFS picks the leftmost: its queues need not keep what __pick_eevdf's walk reads.
+        for c in &mut self.cfs_rqs {
+            c.tasks_timeline.set_tracks_eligibility(!v.is_cfs());
+        }
     }
 
     /// Create a task in the New state (sched_fork); it starts with wake_up_new_task.

@@ -66,8 +66,7 @@ impl Sched {
 
     /// __enqueue_entity: insert into the tree and the sums.
     pub(crate) fn __enqueue_entity(&mut self, cfs: CfsRqId, se: EntityId) {
-        let cfs_era = self.cfs_era();
-        if cfs_era {
+        if self.cfs_era() {
             // CFS orders the timeline by vruntime: carry it in the tree's key.
             let e = &mut self.entities[se as usize];
             e.deadline = e.vruntime;
@@ -79,9 +78,6 @@ impl Sched {
         let rq = &mut self.cfs_rqs[cfs];
         rq.sum_w_vruntime += key * w as i64;
         rq.sum_weight += w;
-        // CFS picks the leftmost: its tree need not keep the subtrees' min_vruntime for
-        // __pick_eevdf's walk.
-        rq.tasks_timeline.set_tracks_eligibility(!cfs_era);
         rq.tasks_timeline.insert(se, d, v, s);
     }
 

@@ -152,6 +152,8 @@ impl Sched {
             let se = self.entities.len() as EntityId;
             let q = self.cfs_rqs.len();
             let mut cfs = CfsRq::new(cpu, Some(se));
+            cfs.tasks_timeline
+                .set_tracks_eligibility(!self.cfg.kernel.is_cfs());
             cfs.grp.tg = tg;
             cfs.grp.idle = spec.idle;
             self.cfs_rqs.push(cfs);

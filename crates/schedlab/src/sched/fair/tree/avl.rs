@@ -50,8 +50,8 @@ pub(super) struct AvlTree {
     leftmost: u32,
     len: usize,
     next_seq: u64,
-    /// Nodes keep their subtree's min_vruntime (for `pick_eligible`); when false it stays
-    /// the node's own vruntime from insertion and `pick_eligible` scans in order.
+    /// Nodes keep their subtree's min_vruntime (for `pick_eligible`); when false the field
+    /// is not maintained (nothing reads it) and `pick_eligible` scans in order.
     tracks_eligibility: bool,
 }
 
@@ -380,31 +380,28 @@ impl AvlTree {
         };
         let n = &self.nodes[i as usize];
         let mut height = 0;
-        let mut minv = n.vruntime;
         let mut mins = n.slice;
         let mut maxs = n.slice;
-        if l != NIL {
-            let c = &self.nodes[l as usize];
-            height = c.height;
-            minv = vmin(minv, c.min_vruntime);
-            mins = mins.min(c.min_slice);
-            maxs = maxs.max(c.max_slice);
-        }
-        if r != NIL {
-            let c = &self.nodes[r as usize];
-            height = height.max(c.height);
-            minv = vmin(minv, c.min_vruntime);
-            mins = mins.min(c.min_slice);
-            maxs = maxs.max(c.max_slice);
+        let mut minv = n.vruntime;
+        for c in [l, r] {
+            if c != NIL {
+                let c = &self.nodes[c as usize];
+                height = height.max(c.height);
+                mins = mins.min(c.min_slice);
+                maxs = maxs.max(c.max_slice);
+                if self.tracks_eligibility {
+                    minv = vmin(minv, c.min_vruntime);
+                }
+            }
         }
         let track = self.tracks_eligibility;
         let n = &mut self.nodes[i as usize];
         n.height = height + 1;
+        n.min_slice = mins;
+        n.max_slice = maxs;
         if track {
             n.min_vruntime = minv;
         }
-        n.min_slice = mins;
-        n.max_slice = maxs;
     }
 
     fn rotate_right(&mut self, x: u32) -> u32 {

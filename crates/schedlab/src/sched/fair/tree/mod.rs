@@ -56,8 +56,9 @@ pub struct EntityTree {
     form: Form,
     /// SMALL_MAX but for tests, which exercise the conversions with small queues.
     small_max: usize,
-    /// Whether a tree made from now on keeps its subtrees' min_vruntime (EEVDF's pick
-    /// walks it; CFS takes the leftmost, so its trees skip that upkeep).
+    /// Whether the queue, as a tree, keeps its subtrees' min_vruntime (EEVDF's pick walks
+    /// it; CFS takes the leftmost, so its trees skip that upkeep). Set with the kernel
+    /// (Sched::set_kernel, create_group), before anything is queued.
     tracks_eligibility: bool,
 }
 
@@ -80,10 +81,9 @@ impl EntityTree {
         }
     }
 
-    /// Keep (or not) the subtree min_vruntime that `pick_eligible` walks, from the next
-    /// time the queue becomes a tree; without it `pick_eligible` scans in order (the same
-    /// answer, in O(n)).
-    #[inline]
+    /// Keep (or not) the subtree min_vruntime that `pick_eligible` walks; without it
+    /// `pick_eligible` scans in order (the same answer, in O(n)). Takes effect when the
+    /// queue next becomes a tree.
     pub fn set_tracks_eligibility(&mut self, on: bool) {
         self.tracks_eligibility = on;
     }
