@@ -116,3 +116,59 @@ fn a_pipe_used_from_another_cpu_costs_its_lines() {
     let (w2, r2) = pipe_pair(|c| c.pipe_bounce_ns = 1_000, two_llcs);
     assert_eq!((w2 - w0, r2 - r0), (3_000, 3_000));
 }
+
+/// When each task woken by one write to a polled pipe was enqueued.
+#[derive(Default)]
+struct Enqueued(Vec<(usize, u64)>);
+
+impl schedlab::sched::tracepoints::SchedObserver for Enqueued {
+    fn sched_wakeup(&mut self, s: &schedlab::sched::Sched, p: usize, _cpu: usize, new: bool) {
+        if !new {
+            self.0.push((p, s.now));
+        }
+    }
+}
+
+/// __wake_up_common wakes a queue's tasks one after another on the waker's CPU: the
+/// pollers of one write are enqueued sched_wakeup_ns apart, in queue order (the last to
+/// poll first), not all at the write's instant.
+#[test]
+fn one_write_wakes_its_pollers_one_wake_up_path_apart() {
+    let mut m = Shape::flat("1", 1, 1).build();
+    m.costs.sched_wakeup_ns = 3_000;
+    let pollers = (0..4).map(|i| {
+        task(
+            &format!("p{i}"),
+            0,
+            Policy::Normal,
+            None,
+            vec![Op::Poll { obj: 0 }, Op::Run { work_ns: 10_000 }],
+        )
+    });
+    let writer = task(
+        "w",
+        0,
+        Policy::Normal,
+        None,
+        vec![
+            Op::Sleep { ns: MS },
+            Op::Write { obj: 0, bytes: 1 },
+            Op::Run { work_ns: MS },
+        ],
+    );
+    let sc = scenario("smp:1", 1);
+    let wl = Workload {
+        tasks: pollers.chain([writer]).collect(),
+        objects: vec![ObjectSpec::pipe()],
+        ..Workload::default()
+    };
+    let mut s = prepare_on(&sc, m, wl).unwrap();
+    s.sched.attach_observer(Box::new(Enqueued::default()));
+    s.run();
+    assert_eq!(s.sched.invariant_violations, 0);
+    // Task 4, the writer, is woken first, by its timer.
+    let woken: Vec<_> = s.sched.observer::<Enqueued>().unwrap().0[1..].to_vec();
+    let first = woken[0].1;
+    let got: Vec<_> = woken.iter().map(|&(p, t)| (p, t - first)).collect();
+    assert_eq!(got, [(3, 0), (2, 3_000), (1, 6_000), (0, 9_000)]);
+}

@@ -366,6 +366,11 @@ impl Sched {
         self.in_sched_fn(SchedFn::TryToWakeUp, |s| {
             s.charge_sched_time(waking_cpu, cost, Stall::Now)
         });
+        // __wake_up_common and wake_up_q wake one task after another: this wakee's path
+        // starts when the CPU's previous one ended.
+        let path = &mut self.rqs[waking_cpu].sim.wake_path_until;
+        let start = (*path).max(self.now);
+        *path = start + cost;
         self.tasks[p].stats.wakeup_at = Some(self.now);
         if self.tasks[p].on_rq {
             // ttwu_runnable: still queued (delayed dequeue); wakes where it is.
@@ -397,25 +402,28 @@ impl Sched {
         }
         self.tasks[p].state = TaskState::Waking;
         self.tasks[p].wake_flags = flags;
-        self.ttwu_queue(p, cpu, waking_cpu);
+        self.ttwu_queue(p, cpu, waking_cpu, start);
     }
 
     /// ttwu_queue: activate now, or after the IPI / idle-exit delay of the target CPU.
     /// A busy remote CPU that shares the waker's cache is enqueued by the waker itself
     /// (ttwu_queue_cond), so its wake-up preemption is a remote request; without
     /// TTWU_QUEUE every remote wake-up is (an idle target is then kicked by resched_curr).
-    fn ttwu_queue(&mut self, p: TaskId, cpu: CpuId, waking_cpu: CpuId) {
-        let direct = !self
-            .features
-            .on(crate::sched::features::Feature::TTWU_QUEUE)
-            || (self.rqs[cpu].nr_running > 0 && self.cpus_share_cache(waking_cpu, cpu));
-        if cpu != waking_cpu && direct {
-            self.ttwu_do_activate(p, cpu);
-            return;
-        }
-        let mut at = self.send_ipi(waking_cpu, cpu);
-        if self.rqs[cpu].curr.is_none() && self.rqs[cpu].nr_running == 0 {
-            at = self.idle_exit_at(cpu, at);
+    /// `start`: when this wake-up's path begins on the waking CPU (after the wake-ups it
+    /// issued just before).
+    fn ttwu_queue(&mut self, p: TaskId, cpu: CpuId, waking_cpu: CpuId, start: Ns) {
+        let by_waker = cpu != waking_cpu
+            && (!self
+                .features
+                .on(crate::sched::features::Feature::TTWU_QUEUE)
+                || (self.rqs[cpu].nr_running > 0 && self.cpus_share_cache(waking_cpu, cpu)));
+        let mut at = start;
+        if !by_waker {
+            // The IPI leaves when this wake-up's path runs.
+            at = self.send_ipi(waking_cpu, cpu) + (start - self.now);
+            if self.rqs[cpu].curr.is_none() && self.rqs[cpu].nr_running == 0 {
+                at = self.idle_exit_at(cpu, at);
+            }
         }
         if at == self.now {
             self.ttwu_do_activate(p, cpu);
@@ -711,7 +719,7 @@ impl Sched {
         self.set_task_cpu(p, dest);
         self.tasks[p].on_rq_migrating = false;
         self.tasks[p].wake_flags = wf::MIGRATED;
-        self.ttwu_queue(p, dest, cpu);
+        self.ttwu_queue(p, dest, cpu, self.now);
     }
 
     // ---- ticks ------------------------------------------------------------------------

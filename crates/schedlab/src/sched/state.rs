@@ -378,6 +378,9 @@ const _: () = assert!(std::mem::offset_of!(Rq, sim) == 64);
 pub struct RqSim {
     /// When an idle CPU already kicked awake will be ready to run (idle-exit latency).
     pub wake_ready_at: Ns,
+    /// Where this CPU's wake-up path is: the wake-ups it issues back to back (a wake-all,
+    /// timers due together) run one after another, each sched_wakeup_ns.
+    pub wake_path_until: Ns,
     /// When the current task's work started progressing (after the context-switch cost).
     pub progress_start: Ns,
     pub idle_since: Option<Ns>,
