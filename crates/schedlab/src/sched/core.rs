@@ -412,11 +412,11 @@ impl Sched {
     /// `start`: when this wake-up's path begins on the waking CPU (after the wake-ups it
     /// issued just before).
     fn ttwu_queue(&mut self, p: TaskId, cpu: CpuId, waking_cpu: CpuId, start: Ns) {
-        let by_waker = cpu != waking_cpu
-            && (!self
-                .features
-                .on(crate::sched::features::Feature::TTWU_QUEUE)
-                || (self.rqs[cpu].nr_running > 0 && self.cpus_share_cache(waking_cpu, cpu)));
+        let wake_list = self
+            .features
+            .on(crate::sched::features::Feature::TTWU_QUEUE);
+        let busy_sharing = self.rqs[cpu].nr_running > 0 && self.cpus_share_cache(waking_cpu, cpu);
+        let by_waker = cpu != waking_cpu && (!wake_list || busy_sharing);
         let mut at = start;
         if !by_waker {
             // The IPI leaves when this wake-up's path runs.
